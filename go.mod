@@ -1,0 +1,3 @@
+module github.com/hoodie-dev/hoodie
+
+go 1.26
