@@ -1,0 +1,474 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Paths of the table's metadata folder, relative to the base path.
+const (
+	MetaFolder           = ".hoodie"
+	PropertiesFile       = MetaFolder + "/hoodie.properties"
+	PropertiesBackupFile = MetaFolder + "/hoodie.properties.backup"
+	TempFolder           = MetaFolder + "/.temp"
+	AuxFolder            = MetaFolder + "/.aux"
+	SchemaFolder         = MetaFolder + "/.schema"
+	DefaultArchiveFolder = "archived"
+)
+
+// Keys of hoodie.properties, as Hudi names them (HoodieTableConfig).
+const (
+	KeyTableName             = "hoodie.table.name"
+	KeyDatabaseName          = "hoodie.database.name"
+	KeyTableType             = "hoodie.table.type"
+	KeyTableVersion          = "hoodie.table.version"
+	KeyTimelineLayoutVersion = "hoodie.timeline.layout.version"
+	KeyRecordKeyFields       = "hoodie.table.recordkey.fields"
+	KeyPrecombineField       = "hoodie.table.precombine.field"
+	KeyPartitionFields       = "hoodie.table.partition.fields"
+	KeyKeyGeneratorClass     = "hoodie.table.keygenerator.class"
+	KeyHiveStylePartitioning = "hoodie.datasource.write.hive_style_partitioning"
+	KeyURLEncodePartitioning = "hoodie.datasource.write.partitionpath.urlencode"
+	KeyDropPartitionColumns  = "hoodie.datasource.write.drop.partition.columns"
+	KeyArchiveLogFolder      = "hoodie.archivelog.folder"
+	KeyCreateSchema          = "hoodie.table.create.schema"
+	KeyChecksum              = "hoodie.table.checksum"
+	KeyPopulateMetaFields    = "hoodie.populate.meta.fields"
+	KeyBaseFileFormat        = "hoodie.table.base.file.format"
+	KeyPayloadClass          = "hoodie.compaction.payload.class"
+)
+
+// Values of hoodie.properties that Hoodie writes or understands.
+const (
+	TableTypeCopyOnWrite = "COPY_ON_WRITE"
+	TableTypeMergeOnRead = "MERGE_ON_READ"
+
+	// TableVersion is the Hudi table version Hoodie reads and writes.
+	TableVersion = 6
+	// TimelineLayoutVersion is the timeline layout Hoodie reads and writes.
+	TimelineLayoutVersion = 1
+
+	SimpleKeyGenerator         = "org.apache.hudi.keygen.SimpleKeyGenerator"
+	ComplexKeyGenerator        = "org.apache.hudi.keygen.ComplexKeyGenerator"
+	NonpartitionedKeyGenerator = "org.apache.hudi.keygen.NonpartitionedKeyGenerator"
+
+	// EventTimePayload is Hudi's payload that keeps the record with the
+	// greater precombine value (merge mode event-time).
+	EventTimePayload = "org.apache.hudi.common.model.DefaultHoodieRecordPayload"
+	// CommitTimePayload is Hudi's payload that always takes the incoming
+	// record (merge mode commit-time).
+	CommitTimePayload = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
+)
+
+// MergeMode decides between an incoming record and the stored one.
+type MergeMode string
+
+// Merge modes, as the hoodiectl contract names them.
+const (
+	MergeEventTime  MergeMode = "event-time"
+	MergeCommitTime MergeMode = "commit-time"
+)
+
+// TableConfig is the typed content of hoodie.properties. Keys Hoodie does
+// not interpret are kept in Extra and written back unchanged.
+type TableConfig struct {
+	Name                  string
+	DatabaseName          string
+	Type                  string
+	Version               int
+	TimelineLayoutVersion int
+	RecordKeyFields       []string
+	PrecombineField       string
+	PartitionFields       []string
+	KeyGeneratorClass     string
+	HiveStylePartitioning bool
+	URLEncodePartitioning bool
+	DropPartitionColumns  bool
+	PopulateMetaFields    bool
+	ArchiveLogFolder      string
+	BaseFileFormat        string
+	PayloadClass          string
+	// CreateSchema is the Avro schema JSON the table was created with, or
+	// empty when the first write has not set it yet.
+	CreateSchema string
+	// Extra holds keys Hoodie does not interpret.
+	Extra *Properties
+}
+
+// NewTableConfig returns the configuration of a new copy-on-write table,
+// choosing Hudi's key generator from the key and partition fields.
+func NewTableConfig(name string, recordKeys []string, precombine string, partitionFields []string, hiveStyle bool, mode MergeMode) (*TableConfig, error) {
+	cfg := &TableConfig{
+		Name:                  name,
+		Type:                  TableTypeCopyOnWrite,
+		Version:               TableVersion,
+		TimelineLayoutVersion: TimelineLayoutVersion,
+		RecordKeyFields:       recordKeys,
+		PrecombineField:       precombine,
+		PartitionFields:       partitionFields,
+		HiveStylePartitioning: hiveStyle,
+		URLEncodePartitioning: true,
+		PopulateMetaFields:    true,
+		ArchiveLogFolder:      DefaultArchiveFolder,
+		BaseFileFormat:        "PARQUET",
+		Extra:                 NewProperties(),
+	}
+	switch {
+	case len(partitionFields) == 0:
+		cfg.KeyGeneratorClass = NonpartitionedKeyGenerator
+	case len(recordKeys) == 1 && len(partitionFields) == 1:
+		cfg.KeyGeneratorClass = SimpleKeyGenerator
+	default:
+		cfg.KeyGeneratorClass = ComplexKeyGenerator
+	}
+	switch mode {
+	case MergeEventTime, "":
+		if precombine != "" {
+			cfg.PayloadClass = EventTimePayload
+		} else {
+			cfg.PayloadClass = CommitTimePayload
+		}
+	case MergeCommitTime:
+		cfg.PayloadClass = CommitTimePayload
+	default:
+		return nil, fmt.Errorf("unknown merge mode %q (want event-time or commit-time)", mode)
+	}
+	if mode == MergeEventTime && precombine == "" {
+		return nil, fmt.Errorf("merge mode event-time needs a precombine column")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// MergeMode is the table's merge mode, derived from the payload class: a
+// table with a precombine field and no payload class (as Spark writes them)
+// merges by event time.
+func (c *TableConfig) MergeMode() MergeMode {
+	switch c.PayloadClass {
+	case CommitTimePayload:
+		return MergeCommitTime
+	case EventTimePayload:
+		return MergeEventTime
+	}
+	if c.PrecombineField != "" {
+		return MergeEventTime
+	}
+	return MergeCommitTime
+}
+
+// Validate checks the rules Hoodie relies on: a name, a supported type and
+// version, record key fields, and a known key generator.
+func (c *TableConfig) Validate() error {
+	switch {
+	case c.Name == "":
+		return fmt.Errorf("%s is missing", KeyTableName)
+	case strings.ContainsAny(c.Name, "/\\\x00"):
+		return fmt.Errorf("%s %q: a table name cannot contain '/', '\\' or NUL", KeyTableName, c.Name)
+	case c.Type != TableTypeCopyOnWrite && c.Type != TableTypeMergeOnRead:
+		return fmt.Errorf("%s %q is not a Hudi table type (want %s)", KeyTableType, c.Type, TableTypeCopyOnWrite)
+	case c.Type == TableTypeMergeOnRead:
+		return fmt.Errorf("%s %s is not supported: Hoodie reads and writes %s tables only", KeyTableType, c.Type, TableTypeCopyOnWrite)
+	case c.Version != TableVersion:
+		return fmt.Errorf("%s %d is not supported: Hoodie reads and writes table version %d", KeyTableVersion, c.Version, TableVersion)
+	case c.TimelineLayoutVersion != TimelineLayoutVersion:
+		return fmt.Errorf("%s %d is not supported: Hoodie reads and writes timeline layout %d", KeyTimelineLayoutVersion, c.TimelineLayoutVersion, TimelineLayoutVersion)
+	case len(c.RecordKeyFields) == 0:
+		return fmt.Errorf("%s is missing: a table needs a record key", KeyRecordKeyFields)
+	}
+	for _, f := range append(append([]string{}, c.RecordKeyFields...), c.PartitionFields...) {
+		if strings.TrimSpace(f) == "" {
+			return fmt.Errorf("empty column name in %s or %s", KeyRecordKeyFields, KeyPartitionFields)
+		}
+	}
+	switch c.KeyGeneratorClass {
+	case SimpleKeyGenerator, ComplexKeyGenerator, NonpartitionedKeyGenerator:
+	case "":
+		return fmt.Errorf("%s is missing", KeyKeyGeneratorClass)
+	default:
+		return fmt.Errorf("%s %q is not supported (want %s, %s or %s)", KeyKeyGeneratorClass,
+			c.KeyGeneratorClass, SimpleKeyGenerator, ComplexKeyGenerator, NonpartitionedKeyGenerator)
+	}
+	if c.KeyGeneratorClass == NonpartitionedKeyGenerator && len(c.PartitionFields) > 0 {
+		return fmt.Errorf("%s is %s but %s names %s", KeyKeyGeneratorClass, NonpartitionedKeyGenerator,
+			KeyPartitionFields, strings.Join(c.PartitionFields, ","))
+	}
+	return nil
+}
+
+// Checksum is Hudi's table checksum: the CRC32 of "<database>.<table>", the
+// database empty when unset.
+func (c *TableConfig) Checksum() uint32 {
+	return crc32.ChecksumIEEE([]byte(c.DatabaseName + "." + c.Name))
+}
+
+// Properties renders the configuration as hoodie.properties keys, the
+// checksum included.
+func (c *TableConfig) Properties() *Properties {
+	p := NewProperties()
+	if c.Extra != nil {
+		for _, k := range c.Extra.Keys() {
+			v, _ := c.Extra.Get(k)
+			p.Set(k, v)
+		}
+	}
+	set := func(key, value string) {
+		if value != "" {
+			p.Set(key, value)
+		}
+	}
+	set(KeyTableName, c.Name)
+	set(KeyDatabaseName, c.DatabaseName)
+	set(KeyTableType, c.Type)
+	set(KeyTableVersion, strconv.Itoa(c.Version))
+	set(KeyTimelineLayoutVersion, strconv.Itoa(c.TimelineLayoutVersion))
+	set(KeyRecordKeyFields, strings.Join(c.RecordKeyFields, ","))
+	set(KeyPrecombineField, c.PrecombineField)
+	set(KeyPartitionFields, strings.Join(c.PartitionFields, ","))
+	set(KeyKeyGeneratorClass, c.KeyGeneratorClass)
+	set(KeyHiveStylePartitioning, strconv.FormatBool(c.HiveStylePartitioning))
+	set(KeyURLEncodePartitioning, strconv.FormatBool(c.URLEncodePartitioning))
+	set(KeyDropPartitionColumns, strconv.FormatBool(c.DropPartitionColumns))
+	set(KeyPopulateMetaFields, strconv.FormatBool(c.PopulateMetaFields))
+	set(KeyArchiveLogFolder, c.ArchiveLogFolder)
+	set(KeyBaseFileFormat, c.BaseFileFormat)
+	set(KeyPayloadClass, c.PayloadClass)
+	set(KeyCreateSchema, c.CreateSchema)
+	p.Set(KeyChecksum, strconv.FormatUint(uint64(c.Checksum()), 10))
+	return p
+}
+
+// Marshal renders hoodie.properties as Hudi writes it: a "Properties saved
+// on" comment, then the keys.
+func (c *TableConfig) Marshal(now time.Time) []byte {
+	return c.Properties().Marshal("Properties saved on " + now.UTC().Format("2006-01-02T15:04:05.000Z"))
+}
+
+// ConfigError reports a hoodie.properties file that cannot be used.
+type ConfigError struct {
+	// File is the table-relative path of the file.
+	File string
+	// Err says what is wrong.
+	Err error
+}
+
+func (e *ConfigError) Error() string { return e.File + ": " + e.Err.Error() }
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// ErrChecksum reports a hoodie.table.checksum that does not match the table
+// name.
+var ErrChecksum = errors.New("checksum mismatch")
+
+// ParseTableConfig reads hoodie.properties content, verifying the checksum and
+// the rules of Validate.
+func ParseTableConfig(data []byte) (*TableConfig, error) {
+	props, err := ParseProperties(data)
+	if err != nil {
+		return nil, err
+	}
+	return tableConfigFromProperties(props)
+}
+
+func tableConfigFromProperties(props *Properties) (*TableConfig, error) {
+	extra := props.Clone()
+	take := func(key string) (string, bool) {
+		v, ok := extra.Get(key)
+		extra.Delete(key)
+		return v, ok
+	}
+	var errs []error
+	takeInt := func(key string) int {
+		v, ok := take(key)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s is missing", key))
+			return 0
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s %q is not a number", key, v))
+		}
+		return n
+	}
+	takeBool := func(key string, def bool) bool {
+		v, ok := take(key)
+		if !ok {
+			return def
+		}
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s %q is not true or false", key, v))
+		}
+		return b
+	}
+	takeList := func(key string) []string {
+		v, _ := take(key)
+		if strings.TrimSpace(v) == "" {
+			return nil
+		}
+		parts := strings.Split(v, ",")
+		for i := range parts {
+			parts[i] = strings.TrimSpace(parts[i])
+		}
+		return parts
+	}
+	c := &TableConfig{}
+	c.Name, _ = take(KeyTableName)
+	c.DatabaseName, _ = take(KeyDatabaseName)
+	c.Type, _ = take(KeyTableType)
+	if c.Type == "" {
+		c.Type = TableTypeCopyOnWrite
+	}
+	c.Version = takeInt(KeyTableVersion)
+	c.TimelineLayoutVersion = takeInt(KeyTimelineLayoutVersion)
+	c.RecordKeyFields = takeList(KeyRecordKeyFields)
+	c.PrecombineField, _ = take(KeyPrecombineField)
+	c.PartitionFields = takeList(KeyPartitionFields)
+	c.KeyGeneratorClass, _ = take(KeyKeyGeneratorClass)
+	c.HiveStylePartitioning = takeBool(KeyHiveStylePartitioning, false)
+	c.URLEncodePartitioning = takeBool(KeyURLEncodePartitioning, false)
+	c.DropPartitionColumns = takeBool(KeyDropPartitionColumns, false)
+	c.PopulateMetaFields = takeBool(KeyPopulateMetaFields, true)
+	c.ArchiveLogFolder, _ = take(KeyArchiveLogFolder)
+	if c.ArchiveLogFolder == "" {
+		c.ArchiveLogFolder = DefaultArchiveFolder
+	}
+	c.BaseFileFormat, _ = take(KeyBaseFileFormat)
+	if c.BaseFileFormat == "" {
+		c.BaseFileFormat = "PARQUET"
+	}
+	c.PayloadClass, _ = take(KeyPayloadClass)
+	c.CreateSchema, _ = take(KeyCreateSchema)
+	checksum, hasChecksum := take(KeyChecksum)
+	c.Extra = extra
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if c.Name == "" {
+		return nil, fmt.Errorf("%s is missing", KeyTableName)
+	}
+	if !hasChecksum {
+		return nil, fmt.Errorf("%s is missing", KeyChecksum)
+	}
+	want := c.Checksum()
+	if got, err := strconv.ParseUint(strings.TrimSpace(checksum), 10, 64); err != nil || got != uint64(want) {
+		return nil, fmt.Errorf("%w: %s is %q but the table name %q and database %q give %d", ErrChecksum,
+			KeyChecksum, checksum, c.Name, c.DatabaseName, want)
+	}
+	if !strings.EqualFold(c.BaseFileFormat, "PARQUET") {
+		return nil, fmt.Errorf("%s %q is not supported: Hoodie reads Parquet base files", KeyBaseFileFormat, c.BaseFileFormat)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ErrNotATable reports a base path without hoodie.properties.
+var ErrNotATable = errors.New("not a Hudi table")
+
+// ErrTableExists reports an attempt to create a table where one exists.
+var ErrTableExists = errors.New("a Hudi table already exists here")
+
+// LoadTableConfig reads the table's hoodie.properties. When it is missing or
+// unusable but a valid hoodie.properties.backup exists (a writer died while
+// updating the file, as Hudi's protocol allows), the backup is used.
+func LoadTableConfig(ctx context.Context, fsys FS) (*TableConfig, error) {
+	primary, primaryErr := readConfigFile(ctx, fsys, PropertiesFile)
+	if primaryErr == nil {
+		return primary, nil
+	}
+	backup, backupErr := readConfigFile(ctx, fsys, PropertiesBackupFile)
+	if backupErr == nil {
+		return backup, nil
+	}
+	if errors.Is(primaryErr, fs.ErrNotExist) {
+		if !errors.Is(backupErr, fs.ErrNotExist) {
+			return nil, backupErr
+		}
+		return nil, &ConfigError{File: PropertiesFile, Err: fmt.Errorf("%w: the file is missing", ErrNotATable)}
+	}
+	return nil, primaryErr
+}
+
+func readConfigFile(ctx context.Context, fsys FS, name string) (*TableConfig, error) {
+	data, err := fsys.ReadFile(ctx, name)
+	if err != nil {
+		return nil, &ConfigError{File: name, Err: err}
+	}
+	cfg, err := ParseTableConfig(data)
+	if err != nil {
+		return nil, &ConfigError{File: name, Err: err}
+	}
+	return cfg, nil
+}
+
+// CreateTable lays out a new table: the metadata folders Hudi creates, then
+// hoodie.properties, created only if absent. The table exists once
+// hoodie.properties does, so a creation that dies half way leaves no table
+// and can simply be run again.
+func CreateTable(ctx context.Context, fsys FS, cfg *TableConfig, now time.Time) error {
+	if err := cfg.Validate(); err != nil {
+		return &ConfigError{File: PropertiesFile, Err: err}
+	}
+	for _, name := range []string{PropertiesFile, PropertiesBackupFile} {
+		exists, err := Exists(ctx, fsys, name)
+		if err != nil {
+			return fmt.Errorf("check for an existing table: %w", err)
+		}
+		if exists {
+			return &ConfigError{File: name, Err: ErrTableExists}
+		}
+	}
+	folders := []string{
+		TempFolder,
+		AuxFolder + "/.bootstrap/.partitions",
+		AuxFolder + "/.bootstrap/.fileids",
+		SchemaFolder,
+		MetaFolder + "/" + cfg.ArchiveLogFolder,
+	}
+	for _, dir := range folders {
+		if err := fsys.MkdirAll(ctx, dir); err != nil {
+			return fmt.Errorf("create table folder %s: %w", dir, err)
+		}
+	}
+	if err := fsys.CreateIfAbsent(ctx, PropertiesFile, cfg.Marshal(now)); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return &ConfigError{File: PropertiesFile, Err: ErrTableExists}
+		}
+		return fmt.Errorf("write %s: %w", PropertiesFile, err)
+	}
+	return nil
+}
+
+// UpdateTableConfig replaces hoodie.properties with cfg following Hudi's
+// protocol, so that Hudi's readers and ours always find a valid file: the
+// current content is first saved to hoodie.properties.backup, then the file
+// is replaced atomically, then the backup is removed. A reader that finds
+// hoodie.properties missing or invalid falls back to the backup.
+func UpdateTableConfig(ctx context.Context, fsys FS, cfg *TableConfig, now time.Time) error {
+	if err := cfg.Validate(); err != nil {
+		return &ConfigError{File: PropertiesFile, Err: err}
+	}
+	current, err := LoadTableConfig(ctx, fsys)
+	if err != nil {
+		return err
+	}
+	if err := fsys.WriteFile(ctx, PropertiesBackupFile, current.Marshal(now)); err != nil {
+		return fmt.Errorf("write %s: %w", PropertiesBackupFile, err)
+	}
+	if err := fsys.WriteFile(ctx, PropertiesFile, cfg.Marshal(now)); err != nil {
+		return fmt.Errorf("write %s: %w", PropertiesFile, err)
+	}
+	if err := fsys.Remove(ctx, PropertiesBackupFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", PropertiesBackupFile, err)
+	}
+	return nil
+}

@@ -1,0 +1,312 @@
+package storage_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/internal/fixtures"
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/faultfs"
+)
+
+var testNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+func newTripsConfig(t *testing.T) *storage.TableConfig {
+	t.Helper()
+	cfg, err := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, storage.MergeEventTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestFixtureTableConfigs(t *testing.T) {
+	tests := []struct {
+		table      string
+		keys       []string
+		partitions []string
+		keygen     string
+		hive       bool
+		precombine string
+	}{
+		{"v6_complexkeygen_hivestyle", []string{"id", "name"}, []string{"byteField", "shortField"}, storage.ComplexKeyGenerator, true, "longField"},
+		{"v6_empty", []string{"id"}, nil, storage.NonpartitionedKeyGenerator, true, ""},
+		{"v6_nonpartitioned", []string{"id"}, nil, storage.NonpartitionedKeyGenerator, true, "longField"},
+		{"v6_simplekeygen_nonhivestyle", []string{"id"}, []string{"byteField"}, storage.SimpleKeyGenerator, false, "longField"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.table, func(t *testing.T) {
+			fsys, err := storage.NewLocalFS(fixtures.Unzip(t, tt.table))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := storage.LoadTableConfig(context.Background(), fsys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Name != tt.table || cfg.DatabaseName != "default" || cfg.Type != storage.TableTypeCopyOnWrite ||
+				cfg.Version != 6 || cfg.TimelineLayoutVersion != 1 || cfg.ArchiveLogFolder != "archived" {
+				t.Errorf("unexpected config %+v", cfg)
+			}
+			if !reflect.DeepEqual(cfg.RecordKeyFields, tt.keys) || !reflect.DeepEqual(cfg.PartitionFields, tt.partitions) {
+				t.Errorf("keys %v partitions %v, want %v %v", cfg.RecordKeyFields, cfg.PartitionFields, tt.keys, tt.partitions)
+			}
+			if cfg.KeyGeneratorClass != tt.keygen || cfg.HiveStylePartitioning != tt.hive || cfg.PrecombineField != tt.precombine {
+				t.Errorf("keygen %s hive %v precombine %q", cfg.KeyGeneratorClass, cfg.HiveStylePartitioning, cfg.PrecombineField)
+			}
+			if !strings.Contains(cfg.CreateSchema, `"type":"record"`) {
+				t.Errorf("create schema not unescaped: %.80s", cfg.CreateSchema)
+			}
+			if v, _ := cfg.Extra.Get(storage.KeyDropPartitionColumns); v != "" {
+				t.Errorf("drop.partition.columns should be typed, found in Extra")
+			}
+			// Re-rendering keeps the checksum Spark wrote.
+			again, err := storage.ParseTableConfig(cfg.Marshal(testNow))
+			if err != nil {
+				t.Fatalf("re-parse: %v", err)
+			}
+			if again.Checksum() != cfg.Checksum() || again.CreateSchema != cfg.CreateSchema {
+				t.Errorf("round trip changed the config")
+			}
+		})
+	}
+}
+
+func TestChecksumMatchesHudi(t *testing.T) {
+	// Values from hoodie.properties files written by Spark.
+	cfg := &storage.TableConfig{Name: "v6_simplekeygen_nonhivestyle", DatabaseName: "default"}
+	if got := cfg.Checksum(); got != 616688896 {
+		t.Errorf("checksum %d, want 616688896", got)
+	}
+}
+
+func TestNewTableConfigKeyGenerator(t *testing.T) {
+	tests := []struct {
+		keys, parts []string
+		want        string
+	}{
+		{[]string{"id"}, nil, storage.NonpartitionedKeyGenerator},
+		{[]string{"id"}, []string{"p"}, storage.SimpleKeyGenerator},
+		{[]string{"id", "name"}, []string{"p"}, storage.ComplexKeyGenerator},
+		{[]string{"id"}, []string{"p", "q"}, storage.ComplexKeyGenerator},
+	}
+	for _, tt := range tests {
+		cfg, err := storage.NewTableConfig("t", tt.keys, "", tt.parts, false, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.KeyGeneratorClass != tt.want {
+			t.Errorf("keys %v parts %v: got %s, want %s", tt.keys, tt.parts, cfg.KeyGeneratorClass, tt.want)
+		}
+		if cfg.MergeMode() != storage.MergeCommitTime {
+			t.Errorf("no precombine must merge by commit time, got %s", cfg.MergeMode())
+		}
+	}
+	if _, err := storage.NewTableConfig("t", []string{"id"}, "", nil, false, storage.MergeEventTime); err == nil {
+		t.Error("event-time without a precombine column was accepted")
+	}
+	if _, err := storage.NewTableConfig("t", []string{"id"}, "ts", nil, false, "latest"); err == nil {
+		t.Error("unknown merge mode was accepted")
+	}
+	if _, err := storage.NewTableConfig("", []string{"id"}, "ts", nil, false, ""); err == nil {
+		t.Error("empty table name was accepted")
+	}
+}
+
+func TestLoadTableConfigErrors(t *testing.T) {
+	valid := string(newTripsConfigForErrors().Marshal(testNow))
+	tests := []struct {
+		name    string
+		content string
+		wantErr string
+	}{
+		{"wrong checksum", strings.Replace(valid, "hoodie.table.checksum=", "hoodie.table.checksum=1", 1), "checksum mismatch"},
+		{"missing checksum", dropLine(valid, "hoodie.table.checksum"), "hoodie.table.checksum is missing"},
+		{"unknown version", strings.Replace(valid, "hoodie.table.version=6", "hoodie.table.version=9", 1), "hoodie.table.version 9 is not supported"},
+		{"merge on read", strings.Replace(valid, "COPY_ON_WRITE", "MERGE_ON_READ", 1), "MERGE_ON_READ is not supported"},
+		{"unknown type", strings.Replace(valid, "COPY_ON_WRITE", "SOMETHING", 1), `"SOMETHING" is not a Hudi table type`},
+		{"bad version", strings.Replace(valid, "hoodie.table.version=6", "hoodie.table.version=six", 1), `"six" is not a number`},
+		{"no record key", dropLine(valid, "hoodie.table.recordkey.fields"), "needs a record key"},
+		{"bad escape", valid + "x=\\u12", `malformed \u escape`},
+		{"unknown key generator", strings.Replace(valid, storage.SimpleKeyGenerator, "com.example.Custom", 1), "com.example.Custom"},
+		{"bad boolean", strings.Replace(valid, "hive_style_partitioning=false", "hive_style_partitioning=maybe", 1), `"maybe" is not true or false`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			fsys := storage.NewMemFS()
+			if err := fsys.WriteFile(ctx, storage.PropertiesFile, []byte(tt.content)); err != nil {
+				t.Fatal(err)
+			}
+			_, err := storage.LoadTableConfig(ctx, fsys)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), storage.PropertiesFile) {
+				t.Fatalf("got %v, want an error naming %s and containing %q", err, storage.PropertiesFile, tt.wantErr)
+			}
+		})
+	}
+}
+
+func newTripsConfigForErrors() *storage.TableConfig {
+	cfg, _ := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, storage.MergeEventTime)
+	return cfg
+}
+
+func dropLine(s, prefix string) string {
+	var keep []string
+	for _, line := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(line, prefix) {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func TestLoadMissingTable(t *testing.T) {
+	_, err := storage.LoadTableConfig(context.Background(), storage.NewMemFS())
+	if !errors.Is(err, storage.ErrNotATable) {
+		t.Fatalf("got %v, want ErrNotATable", err)
+	}
+}
+
+func TestCreateTable(t *testing.T) {
+	ctx := context.Background()
+	fsys, err := storage.NewLocalFS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := newTripsConfig(t)
+	if err := storage.CreateTable(ctx, fsys, cfg, testNow); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{".hoodie/.temp", ".hoodie/.aux/.bootstrap/.partitions", ".hoodie/.schema", ".hoodie/archived"} {
+		if fi, err := fsys.Stat(ctx, dir); err != nil || !fi.IsDir {
+			t.Errorf("folder %s: %v", dir, err)
+		}
+	}
+	got, err := storage.LoadTableConfig(ctx, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "trips" || got.MergeMode() != storage.MergeEventTime || got.PayloadClass != storage.EventTimePayload {
+		t.Errorf("loaded %+v", got)
+	}
+	before, _ := fsys.ReadFile(ctx, storage.PropertiesFile)
+	err = storage.CreateTable(ctx, fsys, newTripsConfig(t), testNow.Add(time.Hour))
+	if !errors.Is(err, storage.ErrTableExists) {
+		t.Fatalf("second create: got %v, want ErrTableExists", err)
+	}
+	after, _ := fsys.ReadFile(ctx, storage.PropertiesFile)
+	if string(before) != string(after) {
+		t.Error("a refused create modified hoodie.properties")
+	}
+}
+
+// TestUpdateTableConfigCrash fails every step of a config update in turn and
+// checks that the table always loads, as either the old or the new config.
+func TestUpdateTableConfigCrash(t *testing.T) {
+	ctx := context.Background()
+	setup := func() *storage.MemFS {
+		mem := storage.NewMemFS()
+		if err := storage.CreateTable(ctx, mem, newTripsConfig(t), testNow); err != nil {
+			t.Fatal(err)
+		}
+		return mem
+	}
+	updated := newTripsConfig(t)
+	updated.CreateSchema = `{"type":"record","name":"trips_record","fields":[]}`
+
+	probe := faultfs.New(setup(), 0)
+	if err := storage.UpdateTableConfig(ctx, probe, updated, testNow); err != nil {
+		t.Fatal(err)
+	}
+	steps := probe.Steps()
+	if steps < 3 {
+		t.Fatalf("update took %d steps, want at least 3 (backup, replace, remove backup)", steps)
+	}
+	for failAt := 1; failAt <= steps; failAt++ {
+		mem := setup()
+		err := storage.UpdateTableConfig(ctx, faultfs.New(mem, failAt), updated, testNow)
+		if !errors.Is(err, faultfs.ErrInjected) {
+			t.Fatalf("step %d: got %v, want the injected failure", failAt, err)
+		}
+		cfg, err := storage.LoadTableConfig(ctx, mem)
+		if err != nil {
+			t.Fatalf("step %d: table unreadable after crash: %v", failAt, err)
+		}
+		if cfg.CreateSchema != "" && cfg.CreateSchema != updated.CreateSchema {
+			t.Fatalf("step %d: config is neither old nor new: %q", failAt, cfg.CreateSchema)
+		}
+		// The next update recovers and succeeds.
+		if err := storage.UpdateTableConfig(ctx, mem, updated, testNow); err != nil {
+			t.Fatalf("step %d: update after crash: %v", failAt, err)
+		}
+		if _, err := mem.Stat(ctx, storage.PropertiesBackupFile); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("step %d: backup left behind after a successful update", failAt)
+		}
+	}
+}
+
+// TestCreateTableCrash fails every step of a table creation in turn: the
+// table either does not exist or loads, and creation can be run again.
+func TestCreateTableCrash(t *testing.T) {
+	ctx := context.Background()
+	probe := faultfs.New(storage.NewMemFS(), 0)
+	if err := storage.CreateTable(ctx, probe, newTripsConfig(t), testNow); err != nil {
+		t.Fatal(err)
+	}
+	for failAt := 1; failAt <= probe.Steps(); failAt++ {
+		mem := storage.NewMemFS()
+		if err := storage.CreateTable(ctx, faultfs.New(mem, failAt), newTripsConfig(t), testNow); err == nil {
+			t.Fatalf("step %d: no error", failAt)
+		}
+		if _, err := storage.LoadTableConfig(ctx, mem); !errors.Is(err, storage.ErrNotATable) {
+			t.Fatalf("step %d: got %v, want no table", failAt, err)
+		}
+		if err := storage.CreateTable(ctx, mem, newTripsConfig(t), testNow); err != nil {
+			t.Fatalf("step %d: create after crash: %v", failAt, err)
+		}
+	}
+}
+
+func TestLoadFallsBackToBackup(t *testing.T) {
+	ctx := context.Background()
+	mem := storage.NewMemFS()
+	cfg := newTripsConfig(t)
+	if err := mem.WriteFile(ctx, storage.PropertiesBackupFile, cfg.Marshal(testNow)); err != nil {
+		t.Fatal(err)
+	}
+	// A primary file a crashed non-atomic writer left half written.
+	if err := mem.WriteFile(ctx, storage.PropertiesFile, cfg.Marshal(testNow)[:40]); err != nil {
+		t.Fatal(err)
+	}
+	got, err := storage.LoadTableConfig(ctx, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "trips" {
+		t.Errorf("got %q", got.Name)
+	}
+}
+
+func FuzzParseTableConfig(f *testing.F) {
+	f.Add(newTripsConfigForErrors().Marshal(testNow))
+	f.Add([]byte("hoodie.table.name=x\nhoodie.table.checksum=1"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := storage.ParseTableConfig(data)
+		if err != nil {
+			return
+		}
+		again, err := storage.ParseTableConfig(cfg.Marshal(testNow))
+		if err != nil {
+			t.Fatalf("re-parse: %v", err)
+		}
+		if !reflect.DeepEqual(again.Properties().Marshal(), cfg.Properties().Marshal()) {
+			t.Fatalf("round trip changed the config")
+		}
+	})
+}
