@@ -1,0 +1,147 @@
+package storage
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DefaultPartitionValue is the folder name Hudi gives a null or empty
+// partition value (Hive's convention).
+const DefaultPartitionValue = "__HIVE_DEFAULT_PARTITION__"
+
+// needsEscape reports the characters Hudi's PartitionPathEncodeUtils (after
+// Hive's FileUtils.escapePathName) percent-encodes in a partition value:
+// control characters, DEL, and characters with a meaning in paths, URIs or
+// Hive partition specs.
+func needsEscape(c byte) bool {
+	if c < 0x20 || c == 0x7f {
+		return true
+	}
+	switch c {
+	case '"', '#', '%', '\'', '*', '/', ':', '=', '?', '\\', '{', '}', '[', ']', '^':
+		return true
+	}
+	return false
+}
+
+// EscapePartitionValue turns one partition column's value into a folder name
+// that is always safe: characters Hudi escapes are written as %XX, so a value
+// can neither name a parent folder nor split into several. The names "." and
+// ".." are encoded whole. An empty value becomes DefaultPartitionValue.
+func EscapePartitionValue(v string) string {
+	switch v {
+	case "":
+		return DefaultPartitionValue
+	case ".":
+		return "%2E"
+	case "..":
+		return "%2E%2E"
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if needsEscape(c) {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// RawPartitionValueAllowed reports whether a value can be used as a folder
+// name unencoded, as Hudi does when hoodie.datasource.write.partitionpath.urlencode
+// is false: it must be one non-empty folder name that leaves nothing.
+func RawPartitionValueAllowed(v string) bool {
+	if v == "" || v == "." || v == ".." {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c == '/' || c == '\\' || c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// UnescapePartitionValue reverses EscapePartitionValue. A malformed escape
+// is kept as it is, as Hive does.
+func UnescapePartitionValue(name string) string {
+	if !strings.Contains(name, "%") {
+		return name
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		if name[i] == '%' && i+2 < len(name) {
+			if hi, ok := unhex(name[i+1]); ok {
+				if lo, ok := unhex(name[i+2]); ok {
+					b.WriteByte(hi<<4 | lo)
+					i += 2
+					continue
+				}
+			}
+		}
+		b.WriteByte(name[i])
+	}
+	return b.String()
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// PartitionPath builds a partition's relative folder from its columns'
+// values: folders joined with "/", "col=value" when hive-style. With
+// urlEncode, or whenever a raw value would not be one safe folder name,
+// values are escaped with EscapePartitionValue.
+func PartitionPath(fields, values []string, hiveStyle, urlEncode bool) string {
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		v := values[i]
+		if urlEncode || !RawPartitionValueAllowed(v) {
+			v = EscapePartitionValue(v)
+		}
+		if hiveStyle {
+			v = f + "=" + v
+		}
+		parts[i] = v
+	}
+	return strings.Join(parts, "/")
+}
+
+// ParsePartitionPath splits a partition path into its columns' values,
+// undoing hive-style prefixes and escapes. It fails when the path has a
+// different number of folders than fields, or a hive-style folder names
+// another column.
+func ParsePartitionPath(partitionPath string, fields []string, hiveStyle bool) ([]string, error) {
+	if len(fields) == 0 {
+		if partitionPath != "" {
+			return nil, fmt.Errorf("partition path %q in a non-partitioned table", partitionPath)
+		}
+		return nil, nil
+	}
+	folders := strings.Split(partitionPath, "/")
+	if len(folders) != len(fields) {
+		return nil, fmt.Errorf("partition path %q has %d folder(s), the table has %d partition column(s)", partitionPath, len(folders), len(fields))
+	}
+	values := make([]string, len(fields))
+	for i, folder := range folders {
+		if hiveStyle {
+			name, value, ok := strings.Cut(folder, "=")
+			if !ok || name != fields[i] {
+				return nil, fmt.Errorf("partition path %q: folder %q is not %s=<value>", partitionPath, folder, fields[i])
+			}
+			folder = value
+		}
+		values[i] = UnescapePartitionValue(folder)
+	}
+	return values, nil
+}
