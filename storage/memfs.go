@@ -19,6 +19,7 @@ type MemFS struct {
 	mu    sync.Mutex
 	files map[string]memFile
 	dirs  map[string]bool
+	locks memLocks
 }
 
 type memFile struct {

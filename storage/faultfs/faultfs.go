@@ -177,3 +177,13 @@ func (f *FS) MkdirAll(ctx context.Context, name string) error {
 	}
 	return f.inner.MkdirAll(ctx, name)
 }
+
+// TryLock implements storage.Locker when the inner FS does. Taking a lock
+// changes nothing a reader sees, so it is not a counted step.
+func (f *FS) TryLock(ctx context.Context, name string) (func() error, error) {
+	locker, ok := f.inner.(storage.Locker)
+	if !ok {
+		return nil, fmt.Errorf("lock %s: the wrapped file system cannot hold a writer lock", name)
+	}
+	return locker.TryLock(ctx, name)
+}
