@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+func newInitCommand(io streams) *cobra.Command {
+	var (
+		name, recordKey, precombine, partitionBy, mergeMode string
+		hiveStyle                                           bool
+	)
+	cmd := &cobra.Command{
+		Use:   "init TABLE --name NAME --record-key COL[,COL...] [flags]",
+		Short: "Create an empty table (Hudi table version 6, copy-on-write)",
+		Long: `init creates an empty copy-on-write table at the folder TABLE: the .hoodie
+metadata folder and hoodie.properties, as Apache Hudi 0.14+ (table version 6)
+lays them out. It refuses to touch a folder that already holds a table.
+
+The record key is one column, or several (Hudi's complex key "c1:v1,c2:v2").
+The precombine column decides between two versions of a record. Partition
+columns name the folders records are written to: "value" folders, or
+"col=value" with --hive-style.`,
+		Example: `  hoodiectl init /tmp/trips --name trips --record-key uuid --precombine ts --partition-by partitionpath
+  hoodiectl init /tmp/people --name people --record-key id,name --partition-by country,city --hive-style
+  hoodiectl init /tmp/events --name events --record-key id --merge-mode commit-time`,
+		Args: exactArgs(1, "TABLE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if name == "" {
+				return usagef("init needs --name")
+			}
+			keys := splitColumns(recordKey)
+			if len(keys) == 0 {
+				return usagef("init needs --record-key")
+			}
+			switch storage.MergeMode(mergeMode) {
+			case "", storage.MergeEventTime, storage.MergeCommitTime:
+			default:
+				return usagef("--merge-mode %q: want event-time or commit-time", mergeMode)
+			}
+			cfg, err := storage.NewTableConfig(name, keys, precombine, splitColumns(partitionBy), hiveStyle, storage.MergeMode(mergeMode))
+			if err != nil {
+				return usagef("init %s: %w", args[0], err)
+			}
+			fsys, err := openFS(args[0])
+			if err != nil {
+				return err
+			}
+			if err := storage.CreateTable(cmd.Context(), fsys, cfg, time.Now()); err != nil {
+				if errors.Is(err, storage.ErrTableExists) {
+					return fmt.Errorf("init %s: %w; nothing was changed", args[0], err)
+				}
+				return fmt.Errorf("init %s: %w", args[0], err)
+			}
+			fmt.Fprintf(io.out, "created table %s at %s (record key %s, merge mode %s)\n",
+				name, args[0], strings.Join(keys, ","), cfg.MergeMode())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&name, "name", "", "table name (hoodie.table.name)")
+	f.StringVar(&recordKey, "record-key", "", "record key column(s), comma-separated")
+	f.StringVar(&precombine, "precombine", "", "precombine column: the greater value wins between versions of a record")
+	f.StringVar(&partitionBy, "partition-by", "", "partition column(s), comma-separated; none for a non-partitioned table")
+	f.BoolVar(&hiveStyle, "hive-style", false, `name partition folders "col=value"`)
+	f.StringVar(&mergeMode, "merge-mode", "", "event-time (default with --precombine) or commit-time")
+	return cmd
+}
+
+// splitColumns splits a comma-separated list of column names, dropping blanks.
+func splitColumns(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// openFS opens the file system of a table path. Only local folders are
+// supported for now.
+func openFS(table string) (storage.FS, error) {
+	if i := strings.Index(table, "://"); i > 0 && !strings.ContainsAny(table[:i], "/\\") {
+		return nil, fmt.Errorf("table %s: %s:// paths are not supported yet; give a local folder", table, table[:i])
+	}
+	fsys, err := storage.NewLocalFS(table)
+	if err != nil {
+		return nil, err
+	}
+	return fsys, nil
+}
