@@ -1,0 +1,243 @@
+// Package read is what a reader of a Hoodie table sees: the file-system view
+// of the table as of an instant, and the snapshot, time-travel and
+// incremental scans built on it.
+package read
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
+)
+
+// FileSlice is one version of a file group: the base file a completed
+// instant wrote.
+type FileSlice struct {
+	// Partition is the partition path ("" for a non-partitioned table).
+	Partition string
+	// FileID names the file group.
+	FileID string
+	// Instant is the instant that wrote the base file.
+	Instant string
+	// Path is the base file's path relative to the table's base path.
+	Path string
+	// Size is the base file's length in bytes.
+	Size int64
+}
+
+// FileGroup is every visible version of one file group, oldest first.
+type FileGroup struct {
+	Partition string
+	FileID    string
+	Slices    []FileSlice
+}
+
+// Latest returns the group's newest slice.
+func (g *FileGroup) Latest() FileSlice { return g.Slices[len(g.Slices)-1] }
+
+// View is the table's file-system view as of an instant: the file groups
+// and their slices written by completed instants at or before it, without
+// the groups that completed replacecommits replaced. Files of inflight,
+// requested or failed instants are never in it.
+type View struct {
+	asOf     string
+	timeline *timeline.Timeline
+	groups   []*FileGroup // sorted by partition, then file id
+}
+
+// AsOf is the instant the view was taken at; "" when the table had no
+// completed commit then.
+func (v *View) AsOf() string { return v.asOf }
+
+// Timeline is the completed write timeline up to and including AsOf.
+func (v *View) Timeline() *timeline.Timeline { return v.timeline }
+
+// FileGroups returns the live file groups, sorted by partition and file id.
+func (v *View) FileGroups() []*FileGroup { return v.groups }
+
+// LatestSlices returns the newest slice of every live file group.
+func (v *View) LatestSlices() []FileSlice {
+	out := make([]FileSlice, len(v.groups))
+	for i, g := range v.groups {
+		out[i] = g.Latest()
+	}
+	return out
+}
+
+// Partitions lists the partitions that hold live file groups, sorted.
+func (v *View) Partitions() []string {
+	var out []string
+	for _, g := range v.groups {
+		if len(out) == 0 || out[len(out)-1] != g.Partition {
+			out = append(out, g.Partition)
+		}
+	}
+	return out
+}
+
+// FileGroup returns a live file group.
+func (v *View) FileGroup(partition, fileID string) (*FileGroup, bool) {
+	i := sort.Search(len(v.groups), func(i int) bool {
+		g := v.groups[i]
+		return g.Partition > partition || (g.Partition == partition && g.FileID >= fileID)
+	})
+	if i < len(v.groups) && v.groups[i].Partition == partition && v.groups[i].FileID == fileID {
+		return v.groups[i], true
+	}
+	return nil, false
+}
+
+// LoadView builds the view of the table on fsys as of asOf, a 17-digit
+// instant time, or the latest completed instant when asOf is "". tl is the
+// table's active timeline.
+//
+// A base file belongs to the view when the instant in its name is a
+// completed commit or replacecommit at or before asOf whose metadata lists
+// the file (so leftovers of failed task attempts are ignored), or when the
+// instant is older than every instant of the active timeline (its commit
+// was archived) and not pending.
+func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf string) (*View, error) {
+	writes := tl.CompletedCommits()
+	if asOf != "" {
+		writes = writes.AtOrBefore(asOf)
+	}
+	v := &View{timeline: writes}
+	if last, ok := writes.Last(); ok {
+		v.asOf = last.Time
+	}
+	committed := map[string]map[string]bool{} // instant -> paths its metadata lists
+	replaced := map[string]bool{}             // partition + "/" + file id
+	for _, in := range writes.Instants() {
+		paths := map[string]bool{}
+		if in.Action == timeline.ActionReplaceCommit {
+			meta, err := tl.ReadReplaceCommitMetadata(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			for part, ids := range meta.PartitionToReplaceFileIDs {
+				for _, id := range ids {
+					replaced[part+"/"+id] = true
+				}
+			}
+			for _, p := range meta.WrittenPaths() {
+				paths[p] = true
+			}
+		} else {
+			meta, err := tl.ReadCommitMetadata(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range meta.WrittenPaths() {
+				paths[p] = true
+			}
+		}
+		committed[in.Time] = paths
+	}
+	firstActive := ""
+	if first, ok := tl.First(); ok {
+		firstActive = first.Time
+	}
+	archivedVisible := func(instant string) bool {
+		return firstActive != "" && instant < firstActive && (asOf == "" || instant <= asOf)
+	}
+
+	partitions, err := listPartitions(ctx, fsys)
+	if err != nil {
+		return nil, err
+	}
+	byGroup := map[string]*FileGroup{}
+	for _, part := range partitions {
+		entries, err := fsys.ReadDir(ctx, part)
+		if err != nil {
+			return nil, fmt.Errorf("list partition %q: %w", part, err)
+		}
+		for _, e := range entries {
+			if e.IsDir || !strings.HasSuffix(e.Name, ".parquet") || strings.HasPrefix(e.Name, ".") {
+				continue
+			}
+			name, err := storage.ParseBaseFileName(e.Name)
+			if err != nil {
+				continue // not a base file: ignore, as Hudi does
+			}
+			rel := path.Join(part, e.Name)
+			if paths, ok := committed[name.InstantTime]; ok {
+				if !paths[rel] {
+					continue
+				}
+			} else if !archivedVisible(name.InstantTime) {
+				continue
+			}
+			if replaced[part+"/"+name.FileID] {
+				continue
+			}
+			key := part + "/" + name.FileID
+			g := byGroup[key]
+			if g == nil {
+				g = &FileGroup{Partition: part, FileID: name.FileID}
+				byGroup[key] = g
+			}
+			g.Slices = append(g.Slices, FileSlice{Partition: part, FileID: name.FileID, Instant: name.InstantTime, Path: rel, Size: e.Size})
+		}
+	}
+	for _, g := range byGroup {
+		sort.Slice(g.Slices, func(i, j int) bool { return g.Slices[i].Instant < g.Slices[j].Instant })
+		v.groups = append(v.groups, g)
+	}
+	sort.Slice(v.groups, func(i, j int) bool {
+		a, b := v.groups[i], v.groups[j]
+		return a.Partition < b.Partition || (a.Partition == b.Partition && a.FileID < b.FileID)
+	})
+	return v, nil
+}
+
+// listPartitions finds the table's partitions: the folders holding a
+// partition metadata file, searched from the base path without descending
+// into a partition or any hidden folder. A table whose base path holds the
+// metadata file is non-partitioned: its one partition is "".
+func listPartitions(ctx context.Context, fsys storage.FS) ([]string, error) {
+	var out []string
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		entries, err := fsys.ReadDir(ctx, dir)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && dir != "." {
+				return nil // removed while listing
+			}
+			return fmt.Errorf("list %q: %w", dir, err)
+		}
+		for _, e := range entries {
+			if !e.IsDir && e.Name == storage.PartitionMetadataFile {
+				if dir == "." {
+					out = append(out, "")
+				} else {
+					out = append(out, dir)
+				}
+				return nil
+			}
+		}
+		for _, e := range entries {
+			if !e.IsDir || strings.HasPrefix(e.Name, ".") {
+				continue
+			}
+			child := e.Name
+			if dir != "." {
+				child = dir + "/" + e.Name
+			}
+			if err := walk(child); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk("."); err != nil {
+		return nil, err
+	}
+	sort.Strings(out)
+	return out, nil
+}

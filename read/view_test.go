@@ -1,0 +1,112 @@
+package read
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/hoodie-dev/hoodie/internal/fixtures"
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
+)
+
+func loadFixtureView(t *testing.T, dir, asOf string) *View {
+	t.Helper()
+	ctx := context.Background()
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := timeline.Load(ctx, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := LoadView(ctx, fsys, tl, asOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func slicePaths(v *View) []string {
+	var out []string
+	for _, s := range v.LatestSlices() {
+		out = append(out, s.Path)
+	}
+	return out
+}
+
+func TestViewOfFixtures(t *testing.T) {
+	tests := []struct {
+		table, asOf, wantAsOf string
+		want                  []string
+	}{
+		{"v6_simplekeygen_nonhivestyle", "", "20240418172804498", []string{
+			"10/97de74b1-2a8e-4bb7-874c-0a74e1f42a77-0_0-119-166_20240418172804498.parquet",
+			"20/76e0556b-390d-4249-b7ad-9059e2bc2cbd-0_0-98-141_20240418172802262.parquet",
+			"30/6db57019-98ee-480e-8eb1-fb3de48e1c24-0_1-119-167_20240418172804498.parquet",
+		}},
+		{"v6_simplekeygen_nonhivestyle", "20240418172802262", "20240418172802262", []string{
+			"10/97de74b1-2a8e-4bb7-874c-0a74e1f42a77-0_1-98-142_20240418172802262.parquet",
+			"20/76e0556b-390d-4249-b7ad-9059e2bc2cbd-0_0-98-141_20240418172802262.parquet",
+		}},
+		{"v6_nonpartitioned", "", "20240418173551906", []string{
+			"a079bdb3-731c-4894-b855-abfcd6921007-0_0-203-274_20240418173551906.parquet",
+		}},
+		{"v6_nonpartitioned", "20240418173551905", "20240418173550988", []string{
+			"a079bdb3-731c-4894-b855-abfcd6921007-0_0-182-253_20240418173550988.parquet",
+		}},
+		{"v6_nonpartitioned", "19700101000000000", "", nil},
+		{"v6_complexkeygen_hivestyle", "", "20240418173235694", []string{
+			"byteField=10/shortField=300/a22e8257-e249-45e9-ba46-115bc85adcba-0_0-161-223_20240418173235694.parquet",
+			"byteField=20/shortField=100/bb7c3a45-387f-490d-aab2-981c3f1a8ada-0_0-140-198_20240418173213674.parquet",
+			"byteField=30/shortField=100/4668e35e-bff8-4be9-9ff2-e7fb17ecb1a7-0_1-161-224_20240418173235694.parquet",
+		}},
+		{"v6_empty", "", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.table+"@"+tt.asOf, func(t *testing.T) {
+			v := loadFixtureView(t, fixtures.Unzip(t, tt.table), tt.asOf)
+			if got := slicePaths(v); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("latest slices\n got %q\nwant %q", got, tt.want)
+			}
+			if v.AsOf() != tt.wantAsOf {
+				t.Errorf("as of %q, want %q", v.AsOf(), tt.wantAsOf)
+			}
+		})
+	}
+}
+
+func TestViewIgnoresUncommittedFiles(t *testing.T) {
+	dir := fixtures.Unzip(t, "v6_nonpartitioned")
+	// A file of an inflight instant, and a second attempt's file of a
+	// completed instant that its metadata does not list.
+	for _, name := range []string{
+		"a079bdb3-731c-4894-b855-abfcd6921007-0_0-1-1_20250101000000000.parquet",
+		"a079bdb3-731c-4894-b855-abfcd6921007-0_0-203-999_20240418173551906.parquet",
+		"not-a-base-file.parquet",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("junk"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, ".hoodie", "20250101000000000.inflight"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, ".hoodie", "20250101000000000.commit.requested"), nil, 0o644)
+	v := loadFixtureView(t, dir, "")
+	want := []string{"a079bdb3-731c-4894-b855-abfcd6921007-0_0-203-274_20240418173551906.parquet"}
+	if got := slicePaths(v); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	g, ok := v.FileGroup("", "a079bdb3-731c-4894-b855-abfcd6921007-0")
+	if !ok || len(g.Slices) != 2 {
+		t.Fatalf("file group: %+v %v", g, ok)
+	}
+	if _, ok := v.FileGroup("", "missing"); ok {
+		t.Error("found a missing file group")
+	}
+	if !reflect.DeepEqual(v.Partitions(), []string{""}) {
+		t.Errorf("partitions %q", v.Partitions())
+	}
+}
