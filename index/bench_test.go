@@ -1,0 +1,189 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// benchRecords is the size of the index the Tag benchmarks read.
+const benchRecords = 1_000_000
+
+// benchFixture is the 1M-record index shared by the Tag benchmarks, built on
+// first use and removed by TestMain.
+var benchFixture struct {
+	once sync.Once
+	dir  string
+	ix   *Index
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchFixture.ix != nil {
+		if err := benchFixture.ix.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	if benchFixture.dir != "" {
+		os.RemoveAll(benchFixture.dir)
+	}
+	os.Exit(code)
+}
+
+// benchLocation is the location of record i: one of 1000 file groups in 100
+// partitions.
+func benchLocation(i int) Location {
+	g := uint64(i) * 0x9e3779b97f4a7c15 >> 54 % 1000
+	return Location{
+		PartitionPath: fmt.Sprintf("region=r%d/date=2024-01-%02d", g%5, g/10%30+1),
+		FileID:        fmt.Sprintf("%08x-1234-4abc-9def-%012x-0", g*0x2545f491, g*0x9e3779b97f4a),
+	}
+}
+
+// benchScan yields records 0 to n-1.
+func benchScan(n int) ScanFunc {
+	return func(yield func(string, Location) error) error {
+		for i := range n {
+			if err := yield(testKey(i), benchLocation(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// benchIndex returns the shared index of benchRecords records, testKey(i)
+// for i < benchRecords.
+func benchIndex(b *testing.B) *Index {
+	f := &benchFixture
+	f.once.Do(func() {
+		if f.dir, f.err = os.MkdirTemp("", "hoodie-index-bench-"); f.err != nil {
+			return
+		}
+		if f.ix, f.err = Open(context.Background(), f.dir, testOptions); f.err != nil {
+			return
+		}
+		f.err = f.ix.Rebuild(context.Background(), "20240101000000001", benchScan(benchRecords))
+	})
+	if f.err != nil {
+		b.Fatal(f.err)
+	}
+	return f.ix
+}
+
+// benchBatches returns a few batches of n keys in random order, half of them
+// in the index.
+func benchBatches(n int) [][]string {
+	rng := rand.New(rand.NewPCG(uint64(n), 7))
+	batches := make([][]string, 8)
+	for i := range batches {
+		batches[i] = make([]string, n)
+		for j := range n {
+			batches[i][j] = testKey(j%2*benchRecords + rng.IntN(benchRecords))
+		}
+	}
+	return batches
+}
+
+// benchTag runs tag over batches of n keys and reports keys per second.
+func benchTag(b *testing.B, n int, tag func([]string) ([]Match, error)) {
+	batches := benchBatches(n)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		ms, err := tag(batches[i%len(batches)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(ms) != n {
+			b.Fatalf("%d matches for %d keys", len(ms), n)
+		}
+	}
+	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "keys/s")
+}
+
+// BenchmarkTagSorted measures Tag: sort, then one forward walk per worker.
+func BenchmarkTagSorted(b *testing.B) {
+	ix := benchIndex(b)
+	for _, n := range []int{1_000, 100_000} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("batch=%d/workers=%d", n, workers), func(b *testing.B) {
+				ix.tagWorkers = workers
+				benchTag(b, n, func(keys []string) ([]Match, error) { return ix.Tag(context.Background(), keys) })
+			})
+		}
+	}
+}
+
+// BenchmarkTagGetPerKey is the baseline of BenchmarkTagSorted: one Pebble
+// Get per key, in input order.
+func BenchmarkTagGetPerKey(b *testing.B) {
+	ix := benchIndex(b)
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprintf("batch=%d", n), func(b *testing.B) {
+			benchTag(b, n, func(keys []string) ([]Match, error) { return getPerKey(ix, keys) })
+		})
+	}
+}
+
+// getPerKey looks keys up one Get at a time.
+func getPerKey(ix *Index, keys []string) ([]Match, error) {
+	out := make([]Match, len(keys))
+	var key []byte
+	for i, k := range keys {
+		key = appendKey(key[:0], nsRecord, k)
+		v, closer, err := ix.db.Get(key)
+		if errors.Is(err, pebble.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		id, _ := binary.Uvarint(v)
+		out[i] = Match{Location: ix.visible[id], Found: true}
+		if err := closer.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// BenchmarkApply measures commits of 1000 puts and 100 deletes each.
+func BenchmarkApply(b *testing.B) {
+	ctx := context.Background()
+	ix := openTest(b, b.TempDir(), testOptions)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i := 0; b.Loop(); i++ {
+		var cs ChangeSet
+		for range 1000 {
+			j := rng.IntN(benchRecords)
+			cs.Puts = append(cs.Puts, Put{Key: testKey(j), Location: benchLocation(j + i)})
+		}
+		for range 100 {
+			cs.Deletes = append(cs.Deletes, testKey(rng.IntN(benchRecords)))
+		}
+		if err := ix.Apply(ctx, fmt.Sprintf("%017d", 20240101000000000+i), cs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRebuild measures a rebuild of benchRecords records.
+func BenchmarkRebuild(b *testing.B) {
+	ctx := context.Background()
+	ix := openTest(b, b.TempDir(), testOptions)
+	for b.Loop() {
+		if err := ix.Rebuild(ctx, "20240101000000001", benchScan(benchRecords)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*benchRecords)/b.Elapsed().Seconds(), "records/s")
+}

@@ -1,0 +1,22 @@
+package index
+
+import "errors"
+
+// Errors an index reports. They are wrapped with context; test with errors.Is.
+var (
+	// ErrStale reports an index that cannot be trusted: made for another
+	// table or by another format version, left behind by an interrupted
+	// rebuild, or holding data that does not decode. The caller rebuilds it
+	// with Rebuild.
+	ErrStale = errors.New("index is stale and must be rebuilt")
+
+	// ErrOutOfOrder reports an Apply whose instant is older than the
+	// watermark.
+	ErrOutOfOrder = errors.New("instant is older than the index watermark")
+
+	// ErrEmptyKey reports an empty record key, which the index refuses.
+	ErrEmptyKey = errors.New("empty record key")
+
+	// ErrClosed reports the use of a closed index.
+	ErrClosed = errors.New("index is closed")
+)

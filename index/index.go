@@ -1,0 +1,280 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// formatVersion is the version of the layout described in the package doc.
+// A store written by another version is stale.
+const formatVersion = 1
+
+// DefaultCacheSize is the block-cache size of an index whose options leave it
+// unset.
+const DefaultCacheSize = 64 << 20
+
+// Options configure an index.
+type Options struct {
+	// TableName and TableID identify the table the index belongs to; both are
+	// required. TableID tells apart two tables of the same name (Hoodie
+	// passes an id recorded in the table's properties). Opening an index
+	// made for another table reports it stale.
+	TableName string
+	TableID   string
+
+	// CacheSize is the size in bytes of Pebble's block cache, the memory an
+	// index uses beyond one entry per file group. Zero means
+	// DefaultCacheSize.
+	CacheSize int64
+
+	// TagWorkers is how many goroutines one large Tag call may use, each
+	// walking its own slice of the sorted keys with its own iterator. Zero
+	// means runtime.GOMAXPROCS(0); one keeps every Tag call on a single
+	// goroutine and a single iterator.
+	TagWorkers int
+
+	// Logger receives Pebble's log lines. Nil drops informational lines and
+	// passes errors to Pebble's default logger.
+	Logger pebble.Logger
+}
+
+// Index is a record-key index stored in one Pebble folder. It is safe for
+// concurrent use, except Close, which must not run concurrently with any other
+// method. Tag, Scan, Count and Watermark run concurrently with each other and
+// with a writer; the writers (Apply, Rebuild, Verify) run one at a time.
+type Index struct {
+	dir        string
+	db         *pebble.DB
+	table      []byte // appendPair(TableName, TableID)
+	tagWorkers int
+
+	// writeMu serializes writers. dict is owned by the writer holding it.
+	writeMu sync.Mutex
+	dict    *dictionary
+
+	// stateMu guards the state readers see. A writer commits its last batch
+	// and publishes the new state while holding it exclusively, so a reader
+	// that takes it shared while opening its iterator sees a Pebble state and
+	// an in-memory state that belong together.
+	stateMu   sync.RWMutex
+	closed    bool
+	stale     error      // nil when the index can be trusted; wraps ErrStale
+	watermark string     // meaningful when stale is nil
+	visible   []Location // the committed prefix of dict.locs, indexed by id
+}
+
+// Open opens the index in dir, creating the folder and an empty index (with
+// watermark "") if there is none.
+//
+// Open fails only when it cannot open or read the store. An index that opens
+// but cannot be trusted is still returned: Stale then reports why, and every
+// method other than Rebuild, Stale, Watermark and Close fails with that
+// error (which wraps ErrStale) until Rebuild succeeds.
+func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	switch {
+	case dir == "":
+		return nil, errors.New("open index: empty folder name")
+	case opts.TableName == "" || opts.TableID == "":
+		return nil, fmt.Errorf("open index %s: table name and table id are required", dir)
+	case opts.CacheSize < 0 || opts.TagWorkers < 0:
+		return nil, fmt.Errorf("open index %s: negative cache size or tag workers", dir)
+	}
+	po := &pebble.Options{
+		FormatMajorVersion: pebble.FormatNewest,
+		CacheSize:          opts.CacheSize,
+		Logger:             opts.Logger,
+	}
+	if po.CacheSize == 0 {
+		po.CacheSize = DefaultCacheSize
+	}
+	if po.Logger == nil {
+		po.Logger = quietLogger{}
+	}
+	db, err := pebble.Open(dir, po)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	ix := &Index{
+		dir:        dir,
+		db:         db,
+		table:      appendPair(nil, opts.TableName, opts.TableID),
+		tagWorkers: opts.TagWorkers,
+		dict:       newDictionary(),
+	}
+	if ix.tagWorkers == 0 {
+		ix.tagWorkers = runtime.GOMAXPROCS(0)
+	}
+	if err := ix.load(); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// load reads the metadata and the dictionary, initializing a new store and
+// recording in ix.stale why an existing one cannot be trusted.
+func (ix *Index) load() error {
+	format, err := ix.get(metaFormat)
+	if err != nil {
+		return err
+	}
+	if format == nil {
+		return ix.initialize()
+	}
+	if want := strconv.Itoa(formatVersion); string(format) != want {
+		ix.stale = ix.errorf("format version %q, want %q: %w", format, want, ErrStale)
+		return nil
+	}
+	table, err := ix.get(metaTable)
+	if err != nil {
+		return err
+	}
+	if string(table) != string(ix.table) {
+		name, id, _ := decodePair(table)
+		wantName, wantID, _ := decodePair(ix.table)
+		ix.stale = ix.errorf("made for table %q (id %q), not %q (id %q): %w", name, id, wantName, wantID, ErrStale)
+		return nil
+	}
+	rebuilding, err := ix.get(metaRebuilding)
+	if err != nil {
+		return err
+	}
+	if rebuilding != nil {
+		ix.stale = ix.errorf("a rebuild to instant %q was interrupted: %w", rebuilding, ErrStale)
+		return nil
+	}
+	watermark, err := ix.get(metaWatermark)
+	if err != nil {
+		return err
+	}
+	if watermark == nil || (len(watermark) > 0 && checkInstant(string(watermark)) != nil) {
+		ix.stale = ix.errorf("bad watermark %q: %w", watermark, ErrStale)
+		return nil
+	}
+	dict, err := loadDictionary(ix.db)
+	if err != nil {
+		ix.stale = ix.errorf("%w: %w", err, ErrStale)
+		return nil
+	}
+	ix.watermark, ix.dict, ix.visible = string(watermark), dict, dict.locs
+	return nil
+}
+
+// initialize writes the metadata of an empty index into a store without a
+// format version, or marks the index stale if the store holds other keys.
+func (ix *Index) initialize() error {
+	it, err := ix.db.NewIter(nil)
+	if err != nil {
+		return ix.errorf("read: %w", err)
+	}
+	empty := !it.First()
+	if err := errors.Join(it.Error(), it.Close()); err != nil {
+		return ix.errorf("read: %w", err)
+	}
+	if !empty {
+		ix.stale = ix.errorf("the folder holds a Pebble store without a format version: %w", ErrStale)
+		return nil
+	}
+	b := ix.db.NewBatch()
+	defer b.Close()
+	if err := ix.setMeta(b, "", nil); err != nil {
+		return err
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return ix.errorf("initialize: %w", err)
+	}
+	return nil
+}
+
+// setMeta adds to b the metadata of a trusted index at watermark, or, when
+// rebuilding is not nil, of an index being rebuilt to that instant.
+func (ix *Index) setMeta(b *pebble.Batch, watermark string, rebuilding []byte) error {
+	err := errors.Join(
+		b.Set(metaFormat, []byte(strconv.Itoa(formatVersion)), nil),
+		b.Set(metaTable, ix.table, nil),
+		b.Set(metaWatermark, []byte(watermark), nil),
+	)
+	if rebuilding != nil {
+		err = errors.Join(err, b.Set(metaRebuilding, rebuilding, nil))
+	} else {
+		err = errors.Join(err, b.Delete(metaRebuilding, nil))
+	}
+	if err != nil {
+		return ix.errorf("write metadata: %w", err)
+	}
+	return nil
+}
+
+// get returns a copy of the value of key, or nil if there is none.
+func (ix *Index) get(key []byte) ([]byte, error) {
+	v, closer, err := ix.db.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, ix.errorf("read %q: %w", key, err)
+	}
+	v = bytes.Clone(v)
+	if err := closer.Close(); err != nil {
+		return nil, ix.errorf("read %q: %w", key, err)
+	}
+	return v, nil
+}
+
+// Stale returns nil if the index can be trusted, or an error wrapping
+// ErrStale that says why not.
+func (ix *Index) Stale() error {
+	ix.stateMu.RLock()
+	defer ix.stateMu.RUnlock()
+	return ix.stale
+}
+
+// usable returns the error to report instead of using the index: it is
+// closed or stale. The caller holds writeMu or stateMu.
+func (ix *Index) usable() error {
+	if ix.closed {
+		return ix.errorf("%w", ErrClosed)
+	}
+	return ix.stale
+}
+
+// setStale marks the index stale in memory.
+func (ix *Index) setStale(err error) {
+	ix.stateMu.Lock()
+	ix.stale = err
+	ix.stateMu.Unlock()
+}
+
+// Close closes the index. The index must not be in use.
+func (ix *Index) Close() error {
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	ix.stateMu.Lock()
+	defer ix.stateMu.Unlock()
+	if ix.closed {
+		return ix.errorf("close: %w", ErrClosed)
+	}
+	ix.closed = true
+	if err := ix.db.Close(); err != nil {
+		return ix.errorf("close: %w", err)
+	}
+	return nil
+}
+
+// Dir returns the folder of the index.
+func (ix *Index) Dir() string { return ix.dir }
+
+// errorf returns an error naming the index folder.
+func (ix *Index) errorf(format string, args ...any) error {
+	return fmt.Errorf("index %s: "+format, append([]any{ix.dir}, args...)...)
+}

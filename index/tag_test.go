@@ -1,0 +1,226 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestTag(t *testing.T) {
+	ctx := context.Background()
+	records := map[string]Location{
+		"b":                     loc("2024/01/01", "f1-0"),
+		"d":                     loc("2024/01/01", "f2-0"),
+		"id:1,region:eu":        loc("region=eu", "f3-0"),
+		"id:1,region:us":        loc("region=us", "f4-0"),
+		"ключ-日本-🔑":             loc("", "f5-0"),
+		"tab\tnewline\nnul\x00": loc("p", "f6-0"),
+		"\xff\xfe not utf-8":    loc("p", "f6-0"),
+	}
+	ix := openTest(t, t.TempDir(), testOptions)
+	if err := ix.Rebuild(ctx, "20240101000000001", mapScan(records)); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		keys []string
+	}{
+		{"empty input", []string{}},
+		{"nil input", nil},
+		{"one present", []string{"b"}},
+		{"one absent", []string{"c"}},
+		{"before the first and after the last", []string{"0", "zzz", "a"}},
+		{"unsorted mix", []string{"d", "x", "b", "c", "id:1,region:us", "id:1"}},
+		{"duplicates", []string{"d", "b", "d", "d", "c", "c", "b"}},
+		{"prefixes of indexed keys", []string{"id:1,region:e", "id:1,region:eu,", "tab\tnewline\nnul"}},
+		{"odd bytes", []string{"ключ-日本-🔑", "tab\tnewline\nnul\x00", "\xff\xfe not utf-8", "id:1,region:eu"}},
+		{"all absent after the last", []string{"zz", "zz", "zy"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ix.Tag(ctx, tt.keys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tt.keys) {
+				t.Fatalf("got %d matches for %d keys", len(got), len(tt.keys))
+			}
+			for i, k := range tt.keys {
+				l, ok := records[k]
+				if want := (Match{Location: l, Found: ok}); got[i] != want {
+					t.Errorf("key %d (%q): got %+v, want %+v", i, k, got[i], want)
+				}
+			}
+		})
+	}
+}
+
+func TestTagRefusesEmptyKey(t *testing.T) {
+	ix := openTest(t, t.TempDir(), testOptions)
+	_, err := ix.Tag(context.Background(), []string{"a", "", "b"})
+	if !errors.Is(err, ErrEmptyKey) || !strings.Contains(err.Error(), "key 1") {
+		t.Fatalf("Tag with an empty key: %v, want ErrEmptyKey naming key 1", err)
+	}
+}
+
+// TestTagWorkers checks that large Tag calls give the same answers whatever
+// the number of workers, which exercises the parallel sort and the shards.
+func TestTagWorkers(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	records := make(map[string]Location)
+	for i := range 20_000 {
+		records[testKey(2*i)] = loc(fmt.Sprintf("p%d", i%7), fmt.Sprintf("f%d", i%31))
+	}
+	var keys []string
+	for range 5 * minShardKeys {
+		keys = append(keys, testKey(rng.IntN(2*len(records)+100)))
+	}
+	dir := t.TempDir()
+	var want []Match
+	for _, workers := range []int{1, 2, 3, 8} {
+		opts := testOptions
+		opts.TagWorkers = workers
+		ix := openTest(t, dir, opts)
+		if want == nil {
+			if err := ix.Rebuild(ctx, "20240101000000001", mapScan(records)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := ix.Tag(ctx, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			found := 0
+			for i, k := range keys {
+				l, ok := records[k]
+				if got[i] != (Match{Location: l, Found: ok}) {
+					t.Fatalf("workers=1: key %q: got %+v, want %v %v", k, got[i], l, ok)
+				}
+				if ok {
+					found++
+				}
+			}
+			if found == 0 || found == len(keys) {
+				t.Fatalf("found %d of %d keys: the test needs both kinds", found, len(keys))
+			}
+			want = got
+			continue
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("workers=%d: results differ from workers=1", workers)
+		}
+	}
+}
+
+func TestSortKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 2*minShardKeys - 1, 2 * minShardKeys, 5*minShardKeys + 3} {
+		for _, workers := range []int{1, 2, 4} {
+			keys := make([]string, n)
+			for i := range keys {
+				keys[i] = fmt.Sprint("shared prefix/", rng.IntN(n+1), strings.Repeat("x", rng.IntN(10)))
+			}
+			s := sortKeys(keys, workers)
+			seen := make([]bool, n)
+			for i, sk := range s {
+				if i > 0 && sk.key < s[i-1].key {
+					t.Fatalf("n=%d workers=%d: %q after %q", n, workers, sk.key, s[i-1].key)
+				}
+				if keys[sk.pos] != sk.key || seen[sk.pos] {
+					t.Fatalf("n=%d workers=%d: position %d twice", n, workers, sk.pos)
+				}
+				seen[sk.pos] = true
+			}
+			if len(s) != n {
+				t.Fatalf("n=%d workers=%d: %d sorted keys", n, workers, len(s))
+			}
+		}
+	}
+}
+
+func TestTagCorruptValue(t *testing.T) {
+	ctx := context.Background()
+	ix := openTest(t, t.TempDir(), testOptions)
+	if err := ix.Rebuild(ctx, "", mapScan(map[string]Location{"a": loc("p", "f")})); err != nil {
+		t.Fatal(err)
+	}
+	set(t, ix.db, appendKey(nil, nsRecord, "a"), "\x07")
+	_, err := ix.Tag(ctx, []string{"a"})
+	if !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), ix.dir) {
+		t.Fatalf("Tag of a record naming no file group: %v, want ErrStale naming the folder", err)
+	}
+}
+
+// testKey returns a record key shaped like a UUID, spread over the key space
+// by i.
+func testKey(i int) string {
+	h := uint64(i)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
+	h ^= h >> 29
+	g := h * 0xbf58476d1ce4e5b9
+	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", h>>32, h>>16&0xffff, h&0xffff, g>>48, g&0xffffffffffff)
+}
+
+// TestTagDuringApply tags while commits move every key at once (commit t
+// puts them all in file group t): each Tag must see one commit, never a mix,
+// and never one older than the watermark read before it.
+func TestTagDuringApply(t *testing.T) {
+	ctx := context.Background()
+	opts := testOptions
+	opts.TagWorkers = 2
+	ix := openTest(t, t.TempDir(), opts)
+	keys := make([]string, 3*minShardKeys)
+	for i := range keys {
+		keys[i] = testKey(i)
+	}
+	const commits = 8
+	instant := func(n int) string { return fmt.Sprintf("%017d", 20240101000000000+n) }
+	done := make(chan error)
+	go func() {
+		defer close(done)
+		for n := 1; n <= commits; n++ {
+			cs := ChangeSet{Puts: make([]Put, len(keys))}
+			for i, k := range keys {
+				cs.Puts[i] = Put{Key: k, Location: loc("p", instant(n))}
+			}
+			if err := ix.Apply(ctx, instant(n), cs); err != nil {
+				done <- err
+				return
+			}
+		}
+	}()
+	for finished := false; !finished; {
+		select {
+		case err, ok := <-done:
+			if ok {
+				t.Fatal(err)
+			}
+			finished = true
+		default:
+		}
+		before := ix.Watermark()
+		got, err := ix.Tag(ctx, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if got[i] != got[0] {
+				t.Fatalf("one Tag saw %+v and %+v", got[0], got[i])
+			}
+		}
+		if seen := got[0].Location.FileID; seen < before {
+			t.Fatalf("Tag saw commit %q after the watermark was %q", seen, before)
+		}
+	}
+	if w := ix.Watermark(); w != instant(commits) {
+		t.Fatalf("Watermark = %q", w)
+	}
+}
