@@ -1,0 +1,447 @@
+package storage
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+)
+
+// Defaults of the base file writer's settings.
+const (
+	DefaultCompression = "zstd"
+	DefaultBlockSize   = 120 << 20 // hoodie.parquet.block.size
+	DefaultPageSize    = 1 << 20   // hoodie.parquet.page.size
+)
+
+// BaseFileOptions tunes a base file writer. Zero fields take the defaults.
+type BaseFileOptions struct {
+	// Compression is the codec of hoodie.parquet.compression.codec: "zstd"
+	// (the default), "snappy", "gzip" or "uncompressed".
+	Compression string
+	// BlockSize is the row group size in bytes (hoodie.parquet.block.size).
+	BlockSize int64
+	// PageSize is the page size in bytes (hoodie.parquet.page.size).
+	PageSize int
+	// BloomNumEntries, BloomFPP and BloomMaxEntries size the bloom filter of
+	// record keys (hoodie.index.bloom.num_entries, hoodie.index.bloom.fpp,
+	// hoodie.bloom.index.filter.dynamic.max.entries).
+	BloomNumEntries int
+	BloomFPP        float64
+	BloomMaxEntries int
+	// NoBloomFilter leaves out the bloom filter footer. Spark's bloom index
+	// (Hudi's default index) cannot use files without one.
+	NoBloomFilter bool
+}
+
+// compressionCodecs maps hoodie.parquet.compression.codec values to codecs.
+var compressionCodecs = map[string]compress.Codec{
+	"zstd":         &parquet.Zstd,
+	"snappy":       &parquet.Snappy,
+	"gzip":         &parquet.Gzip,
+	"uncompressed": &parquet.Uncompressed,
+}
+
+// BaseFileStats describes a written base file.
+type BaseFileStats struct {
+	NumRows  int64
+	FileSize int64
+	// MinRecordKey and MaxRecordKey are the least and greatest record keys,
+	// empty for a file without rows.
+	MinRecordKey string
+	MaxRecordKey string
+}
+
+// rowBatchSize is how many rows WriteRow buffers before writing them.
+const rowBatchSize = 64
+
+// BaseFileWriter streams rows into a new Parquet base file, as Spark's Hudi
+// writer makes them: the schema with the five meta fields first, parquet-avro's
+// Parquet layout, and Hudi's footer (the Avro schema, min and max record
+// keys, bloom filter). Memory stays bounded by a row group.
+//
+// Rows follow the schema with meta fields (see Schema.WithMetaFields); the
+// record key, at index 2, must be a non-empty string. A row refused for its
+// values is not written and the writer stays usable; any other error is
+// final: call Abort. Every writer must end with Close or Abort, which also
+// stop the goroutine that builds the bloom filter. A BaseFileWriter is not
+// safe for concurrent use.
+type BaseFileWriter struct {
+	ctx    context.Context
+	fsys   FS
+	path   string
+	schema *Schema
+	plan   *rowPlan
+	out    io.WriteCloser
+	count  countingWriter
+	// parquet.Writer is deprecated for writing Go values, but it is the way
+	// to write parquet.Row values of a schema parquet-go did not derive:
+	// GenericWriter[any] maps the schema onto Go types, which fails on
+	// parquet-avro's two-level lists.
+	//lint:ignore SA1019 rows, not Go values, are written
+	pw *parquet.Writer
+
+	blockSize    int64
+	rowGroupBase int64 // pw.Size() when the current row group began
+
+	numRows        int64
+	minKey, maxKey []byte        // valid once numRows > 0
+	bloom          *bloomBuilder // nil without a bloom filter
+	batch          []parquet.Row // rows of WriteRow not written yet
+	arena          []byte        // copies of the byte slices of batch
+	err            error         // the error that ended the writer
+	done           bool
+}
+
+// NewBaseFileWriter creates the base file path on fsys and returns a writer
+// for rows of schema, which gets the meta fields if it lacks them.
+func NewBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema, opts BaseFileOptions) (*BaseFileWriter, error) {
+	w, err := newBaseFileWriter(ctx, fsys, path, schema, opts)
+	if err != nil {
+		return nil, fmt.Errorf("storage: create base file %q: %w", path, err)
+	}
+	return w, nil
+}
+
+func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema, opts BaseFileOptions) (*BaseFileWriter, error) {
+	if !schema.HasMetaFields() {
+		schema = schema.WithMetaFields()
+	}
+	c, err := schema.compile()
+	if err != nil {
+		return nil, err
+	}
+	if schema.Fields[2].Type.Kind != KindString {
+		return nil, fmt.Errorf("field %s must be a string", MetaRecordKey)
+	}
+	avroJSON, err := schema.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	codecName := strings.ToLower(cmp.Or(opts.Compression, DefaultCompression))
+	codec, ok := compressionCodecs[codecName]
+	if !ok {
+		return nil, fmt.Errorf("unsupported compression codec %q (want zstd, snappy, gzip or uncompressed)", opts.Compression)
+	}
+	pageSize := cmp.Or(opts.PageSize, DefaultPageSize)
+	blockSize := cmp.Or(opts.BlockSize, DefaultBlockSize)
+	if pageSize < 0 || blockSize < 0 {
+		return nil, fmt.Errorf("bad page size %d or block size %d", pageSize, blockSize)
+	}
+	w := &BaseFileWriter{ctx: ctx, fsys: fsys, path: path, schema: schema, plan: c.plan, blockSize: blockSize}
+	var bloom *BloomFilter
+	if !opts.NoBloomFilter {
+		bloom, err = NewBloomFilter(cmp.Or(opts.BloomNumEntries, DefaultBloomNumEntries),
+			cmp.Or(opts.BloomFPP, DefaultBloomFPP), cmp.Or(opts.BloomMaxEntries, DefaultBloomMaxEntries))
+		if err != nil {
+			return nil, err
+		}
+	}
+	if w.out, err = fsys.Create(ctx, path); err != nil {
+		return nil, err
+	}
+	if bloom != nil {
+		w.bloom = newBloomBuilder(bloom)
+	}
+	w.count.w = w.out
+	w.pw = parquet.NewWriter(&w.count,
+		c.parquet,
+		parquet.Compression(codec),
+		parquet.PageBufferSize(pageSize),
+		// PLAIN pages of data page v1, as parquet-mr writes them: every
+		// Parquet reader, old Spark ones included, reads them.
+		parquet.DataPageVersion(1),
+		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
+		parquet.WriteBufferSize(256<<10),
+		parquet.KeyValueMetadata(FooterAvroSchema, string(avroJSON)),
+		parquet.KeyValueMetadata(FooterWriterModel, "avro"),
+	)
+	return w, nil
+}
+
+// Schema returns the schema of the rows, meta fields included.
+func (w *BaseFileWriter) Schema() *Schema { return w.schema }
+
+// Path returns the file's path.
+func (w *BaseFileWriter) Path() string { return w.path }
+
+// NumRows returns the number of rows written so far.
+func (w *BaseFileWriter) NumRows() int64 { return w.numRows }
+
+// Size returns the bytes written so far plus an estimate of the bytes
+// buffered for the current row group: about the file's size if it were
+// closed now, less the footer. Writers use it to cap file sizes.
+func (w *BaseFileWriter) Size() int64 { return w.pw.Size() }
+
+// WriteRow writes one row given as values of the value model.
+func (w *BaseFileWriter) WriteRow(values []any) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	var key string
+	if len(values) > 2 {
+		key, _ = values[2].(string)
+	}
+	if key == "" {
+		return w.rowError(fmt.Errorf("field %s must be a non-empty string, not %#v", MetaRecordKey, valueAt(values, 2)))
+	}
+	// Rows wait in a batch, which parquet-go writes faster than single
+	// rows; the batch owns copies of the values' byte slices.
+	i := len(w.batch)
+	if i == cap(w.batch) {
+		w.batch = append(w.batch, nil)
+	} else {
+		w.batch = w.batch[:i+1]
+	}
+	row, err := w.plan.appendRow(w.batch[i][:0], values, &w.arena)
+	w.batch[i] = row
+	if err != nil {
+		w.batch = w.batch[:i]
+		return w.rowError(err)
+	}
+	w.addKey(key)
+	if len(w.batch) == rowBatchSize {
+		return w.writeBatch()
+	}
+	return nil
+}
+
+// writeBatch writes the rows WriteRow buffered.
+func (w *BaseFileWriter) writeBatch() error {
+	if len(w.batch) == 0 {
+		return nil
+	}
+	if _, err := w.pw.WriteRows(w.batch); err != nil {
+		return w.fail(err)
+	}
+	w.batch, w.arena = w.batch[:0], w.arena[:0]
+	return w.checkRowGroup()
+}
+
+func valueAt(values []any, i int) any {
+	if i < len(values) {
+		return values[i]
+	}
+	return nil
+}
+
+// WriteRows writes rows already in the schema's Parquet form, as AppendRow
+// makes them or as read from a base file of the same schema. It checks the
+// record keys of all rows before writing any.
+func (w *BaseFileWriter) WriteRows(rows []parquet.Row) (int, error) {
+	if err := w.usable(); err != nil {
+		return 0, err
+	}
+	if err := w.writeBatch(); err != nil {
+		return 0, err
+	}
+	for i, row := range rows {
+		if len(rowKey(row)) == 0 {
+			return 0, fmt.Errorf("storage: base file %q: row %d of the batch: no %s value of column 2, or an empty one", w.path, i, MetaRecordKey)
+		}
+	}
+	n, err := w.pw.WriteRows(rows)
+	for _, row := range rows[:n] {
+		w.addKey(unsafeString(rowKey(row)))
+	}
+	if err != nil {
+		return n, w.fail(err)
+	}
+	return n, w.checkRowGroup()
+}
+
+// rowKey returns the record key bytes of a Parquet row: the meta fields are
+// the first five leaf columns, each holding one value.
+func rowKey(row parquet.Row) []byte {
+	if len(row) <= 2 || row[2].Column() != 2 || row[2].IsNull() {
+		return nil
+	}
+	return row[2].ByteArray()
+}
+
+// unsafeString returns b as a string without copying; it must not outlive b
+// unless copied.
+func unsafeString(b []byte) string {
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// addKey records a written row's key; key may alias the caller's memory.
+func (w *BaseFileWriter) addKey(key string) {
+	w.numRows++
+	if w.bloom != nil {
+		w.bloom.add(key)
+	}
+	if w.numRows == 1 || compareUTF16(key, unsafeString(w.minKey)) < 0 {
+		w.minKey = append(w.minKey[:0], key...)
+	}
+	if w.numRows == 1 || compareUTF16(key, unsafeString(w.maxKey)) > 0 {
+		w.maxKey = append(w.maxKey[:0], key...)
+	}
+}
+
+// checkRowGroup ends the current row group once it reaches the block size.
+func (w *BaseFileWriter) checkRowGroup() error {
+	if w.pw.Size()-w.rowGroupBase < w.blockSize {
+		return nil
+	}
+	if err := w.ctx.Err(); err != nil {
+		return w.fail(err)
+	}
+	if err := w.pw.Flush(); err != nil {
+		return w.fail(err)
+	}
+	w.rowGroupBase = w.pw.Size()
+	return nil
+}
+
+func (w *BaseFileWriter) usable() error {
+	switch {
+	case w.err != nil:
+		return w.err
+	case w.done:
+		return fmt.Errorf("storage: base file %q: writer is closed", w.path)
+	}
+	return nil
+}
+
+// rowError reports a refused row; the writer stays usable.
+func (w *BaseFileWriter) rowError(err error) error {
+	return fmt.Errorf("storage: base file %q: row %d: %w", w.path, w.numRows, err)
+}
+
+// fail ends the writer with err.
+func (w *BaseFileWriter) fail(err error) error {
+	w.err = fmt.Errorf("storage: write base file %q: %w", w.path, err)
+	return w.err
+}
+
+// Close writes the footer, closes the file and returns its stats. If it
+// fails, or the writer failed before, the partial file is removed.
+func (w *BaseFileWriter) Close() (BaseFileStats, error) {
+	if w.done {
+		return BaseFileStats{}, fmt.Errorf("storage: base file %q: writer is closed", w.path)
+	}
+	if w.err == nil {
+		if err := w.finish(); err != nil {
+			w.fail(err)
+		}
+	}
+	if w.err != nil {
+		return BaseFileStats{}, errors.Join(w.err, w.discard())
+	}
+	w.done = true
+	if err := w.out.Close(); err != nil {
+		return BaseFileStats{}, errors.Join(w.fail(err), w.remove())
+	}
+	return BaseFileStats{NumRows: w.numRows, FileSize: w.count.n, MinRecordKey: string(w.minKey), MaxRecordKey: string(w.maxKey)}, nil
+}
+
+// finish writes the last rows and the footer.
+func (w *BaseFileWriter) finish() error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	if len(w.batch) > 0 {
+		if _, err := w.pw.WriteRows(w.batch); err != nil {
+			return err
+		}
+	}
+	if w.numRows > 0 {
+		w.pw.SetKeyValueMetadata(FooterMinRecordKey, string(w.minKey))
+		w.pw.SetKeyValueMetadata(FooterMaxRecordKey, string(w.maxKey))
+	}
+	if w.bloom != nil {
+		w.pw.SetKeyValueMetadata(FooterBloomFilter, w.stopBloom().String())
+		w.pw.SetKeyValueMetadata(FooterBloomFilterType, bloomFilterTypeDynamic)
+	}
+	return w.pw.Close()
+}
+
+// Abort gives up the file: it closes and removes it. It may be called after
+// any error, and does nothing after Close or a previous Abort.
+func (w *BaseFileWriter) Abort() error {
+	if w.done {
+		return nil
+	}
+	if w.err == nil {
+		w.err = fmt.Errorf("storage: base file %q: writer was aborted", w.path)
+	}
+	return w.discard()
+}
+
+// stopBloom stops the bloom filter's goroutine and returns the filter.
+func (w *BaseFileWriter) stopBloom() *BloomFilter {
+	b := w.bloom
+	w.bloom = nil
+	return b.finish()
+}
+
+// discard closes the file without its footer and removes it.
+func (w *BaseFileWriter) discard() error {
+	if w.bloom != nil {
+		w.stopBloom()
+	}
+	w.done = true
+	return errors.Join(w.out.Close(), w.remove())
+}
+
+func (w *BaseFileWriter) remove() error {
+	err := w.fsys.Remove(context.WithoutCancel(w.ctx), w.path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("storage: remove partial base file %q: %w", w.path, err)
+	}
+	return nil
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// compareUTF16 compares strings as Java's String.compareTo does, by UTF-16
+// code units, so that min and max record keys agree with Hudi's. That order
+// differs from byte order only between a character above U+FFFF and one in
+// U+E000..U+FFFF.
+func compareUTF16(a, b string) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) || i == len(b) {
+		return cmp.Compare(len(a), len(b))
+	}
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i--
+	}
+	ra, _ := utf8.DecodeRuneInString(a[i:])
+	rb, _ := utf8.DecodeRuneInString(b[i:])
+	if (ra > 0xffff) != (rb > 0xffff) {
+		// A character above U+FFFF is a surrogate pair, whose first unit
+		// (U+D800..U+DBFF) sorts below U+E000..U+FFFF.
+		ra, rb = utf16First(ra), utf16First(rb)
+	}
+	return cmp.Compare(ra, rb)
+}
+
+// utf16First returns the first UTF-16 code unit of r.
+func utf16First(r rune) rune {
+	if r > 0xffff {
+		return 0xd800 + (r-0x10000)>>10
+	}
+	return r
+}

@@ -1,0 +1,241 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/hoodie-dev/hoodie/index"
+	"github.com/hoodie-dev/hoodie/read"
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
+)
+
+// commit carries one write through the commit protocol: requested,
+// inflight, data files (with markers), pre-commit hook, completed.
+type commit struct {
+	w                  *Writer
+	op                 Operation
+	tl                 *timeline.Timeline
+	view               *read.View
+	schema             *storage.Schema
+	tableSchemaChanged bool
+
+	instant timeline.Instant
+	results []taskResult
+	meta    *timeline.CommitMetadata
+}
+
+// run writes the data and completes the instant. On any failure it rolls
+// the instant back, leaving the table as it was.
+func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err error) {
+	w := c.w
+	requested, err := timeline.CreateRequested(ctx, w.fsys, w.gen, timeline.ActionCommit, nil)
+	if err != nil {
+		return fmt.Errorf("start commit: %w", err)
+	}
+	c.instant = requested
+	defer func() {
+		if err != nil {
+			if rbErr := rollbackPending(context.WithoutCancel(ctx), w.fsys, c.instant); rbErr != nil {
+				err = errors.Join(err, fmt.Errorf("the failed write could not be rolled back (the next write will): %w", rbErr))
+			}
+		}
+	}()
+	profile := workloadProfile(c.op, tasks)
+	profileJSON, err := profile.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	if c.instant, err = timeline.TransitionToInflight(ctx, w.fsys, requested, profileJSON); err != nil {
+		return fmt.Errorf("start commit %s: %w", requested.Time, err)
+	}
+	env, err := c.taskEnv()
+	if err != nil {
+		return err
+	}
+	if err := c.ensurePartitions(ctx, tasks); err != nil {
+		return err
+	}
+	if c.results, err = runTasks(ctx, env, tasks, 0); err != nil {
+		return err
+	}
+	// Moves decided by the event-time merge go to their new partitions.
+	var moved []*record
+	for _, r := range c.results {
+		moved = append(moved, r.moves...)
+	}
+	if len(moved) > 0 {
+		movedPlan := &plan{groups: map[string]*groupWork{}, newInserts: map[string][]*record{}}
+		for _, r := range moved {
+			movedPlan.newInserts[r.partition] = append(movedPlan.newInserts[r.partition], r)
+		}
+		moveTasks := c.w.assignInserts(movedPlan, &read.View{}, c.w.settings.RecordSizeEstimate, true)
+		if err := c.ensurePartitions(ctx, moveTasks); err != nil {
+			return err
+		}
+		more, err := runTasks(ctx, env, moveTasks, len(tasks))
+		if err != nil {
+			return err
+		}
+		c.results = append(c.results, more...)
+	}
+	if c.meta, err = c.metadata(); err != nil {
+		return err
+	}
+	if hook := w.opts.Hook; hook != nil {
+		if err := hook.PreCommit(ctx, c.pending()); err != nil {
+			return err
+		}
+	}
+	data, err := c.meta.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	if _, err := timeline.Complete(ctx, w.fsys, c.instant, data); err != nil {
+		return fmt.Errorf("complete commit %s: %w", c.instant.Time, err)
+	}
+	return nil
+}
+
+func (c *commit) taskEnv() (*taskEnv, error) {
+	withMeta := c.schema.WithMetaFields()
+	ps, err := withMeta.ParquetSchema()
+	if err != nil {
+		return nil, err
+	}
+	env := &taskEnv{w: c.w, op: c.op, instant: c.instant.Time, schema: c.schema, withMeta: withMeta, parquetSchema: ps, precombine: -1}
+	if f := c.w.cfg.PrecombineField; f != "" {
+		env.precombine = c.schema.FieldIndex(f)
+	}
+	env.keepOnSoftDelete = make([]bool, len(c.schema.Fields))
+	keep := map[string]bool{c.w.cfg.PrecombineField: true}
+	for _, f := range c.w.cfg.RecordKeyFields {
+		keep[f] = true
+	}
+	for _, f := range c.w.cfg.PartitionFields {
+		keep[f] = true
+	}
+	for i, f := range c.schema.Fields {
+		env.keepOnSoftDelete[i] = keep[f.Name]
+		if !keep[f.Name] && !f.Type.Nullable && c.op == OpSoftDelete {
+			return nil, &RefusedError{fmt.Errorf("soft-delete needs column %q to be nullable", f.Name)}
+		}
+	}
+	return env, nil
+}
+
+// ensurePartitions writes the metadata file of every partition the tasks
+// create.
+func (c *commit) ensurePartitions(ctx context.Context, tasks []*fileGroupTask) error {
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		if t.prev != nil || seen[t.partition] {
+			continue
+		}
+		seen[t.partition] = true
+		if err := storage.EnsurePartitionMetadata(ctx, c.w.fsys, t.partition, c.instant.Time, c.w.opts.Clock()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// workloadProfile is the inflight file's content: the planned inserts per
+// partition and updates per file group, as Hudi writes it.
+func workloadProfile(op Operation, tasks []*fileGroupTask) *timeline.CommitMetadata {
+	inserts := map[string]int64{}
+	groups := map[string][]timeline.FileGroupWork{}
+	for _, t := range tasks {
+		if t.prev == nil {
+			inserts[t.partition] += int64(len(t.inserts))
+			continue
+		}
+		groups[t.partition] = append(groups[t.partition], timeline.FileGroupWork{
+			FileID: t.fileID, PrevCommit: t.prev.Instant,
+			Updates: int64(len(t.work.updates) + len(t.work.movedOut)), Inserts: int64(len(t.inserts)),
+		})
+	}
+	return timeline.NewWorkloadProfile(op.hudi(), inserts, groups)
+}
+
+// metadata builds the completed instant's commit metadata.
+func (c *commit) metadata() (*timeline.CommitMetadata, error) {
+	schemaJSON, err := c.schema.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	meta := &timeline.CommitMetadata{
+		OperationType: c.op.hudi(),
+		ExtraMetadata: map[string]string{timeline.SchemaKey: string(schemaJSON)},
+	}
+	for _, r := range c.results {
+		meta.AddWriteStat(r.stat.PartitionPath, r.stat)
+	}
+	return meta, nil
+}
+
+// pending describes the written but uncommitted write for the hook.
+func (c *commit) pending() *PendingCommit {
+	before := c.view.LatestSlices()
+	replaced := map[string]read.FileSlice{}
+	partitions := map[string]bool{}
+	for _, r := range c.results {
+		replaced[groupKey(r.slice.Partition, r.slice.FileID)] = r.slice
+		partitions[r.slice.Partition] = true
+	}
+	after := make([]read.FileSlice, 0, len(before)+len(c.results))
+	for _, s := range before {
+		if _, ok := replaced[groupKey(s.Partition, s.FileID)]; !ok {
+			after = append(after, s)
+		}
+	}
+	for _, r := range c.results {
+		after = append(after, r.slice)
+	}
+	sort.Slice(after, func(i, j int) bool {
+		return after[i].Partition < after[j].Partition || (after[i].Partition == after[j].Partition && after[i].FileID < after[j].FileID)
+	})
+	parts := make([]string, 0, len(partitions))
+	for p := range partitions {
+		parts = append(parts, p)
+	}
+	sort.Strings(parts)
+	return &PendingCommit{
+		FS: c.w.fsys, Config: c.w.cfg, Instant: c.instant.Time, Operation: c.op, Schema: c.schema,
+		Before: before, After: after, Partitions: parts, Settings: c.w.settings.Props,
+	}
+}
+
+// finish does what follows the commit point: markers are dropped, the index
+// learns the key changes, the result is filled in. None of it can undo the
+// commit, and what fails here the next writer repairs (it drops markers of
+// completed instants and catches the index up), so failures are reported
+// as warnings, not errors.
+func (c *commit) finish(ctx context.Context, idx *index.Index, res *Result) {
+	w := c.w
+	warn := func(what string, err error) {
+		if err != nil {
+			res.Warnings = append(res.Warnings, fmt.Errorf("commit %s is complete, but %s failed (the next write repairs it): %w", c.instant.Time, what, err))
+		}
+	}
+	warn("removing its markers", w.fsys.RemoveAll(ctx, markerFolder(c.instant.Time)))
+	var changes index.ChangeSet
+	for _, r := range c.results {
+		changes.Deletes = append(changes.Deletes, r.dels...)
+		changes.Puts = append(changes.Puts, r.puts...)
+		res.Files = append(res.Files, r.slice)
+	}
+	warn("updating the record index", idx.Apply(ctx, c.instant.Time, changes))
+	if w.cfg.CreateSchema == "" {
+		if s, err := c.schema.MarshalJSON(); err == nil {
+			cfg := *w.cfg
+			cfg.CreateSchema = string(s)
+			warn("recording the schema in hoodie.properties", storage.UpdateTableConfig(ctx, w.fsys, &cfg, w.opts.Clock()))
+		}
+	}
+	t := c.meta.Totals()
+	res.Instant = c.instant.Time
+	res.Inserted, res.Updated, res.Deleted, res.Written = t.Inserted, t.Updated, t.Deleted, t.Written
+}

@@ -1,0 +1,237 @@
+package write
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/index"
+	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/faultfs"
+	"github.com/hoodie-dev/hoodie/timeline"
+)
+
+// dataOf strips the meta fields and keys a snapshot by record key, so that
+// two snapshots written at different instants compare equal when their
+// records do.
+func dataOf(snap map[string][]any) map[string]string {
+	out := make(map[string]string, len(snap))
+	for k, v := range snap {
+		out[k] = fmt.Sprint(v[5:])
+	}
+	return out
+}
+
+func equalData(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// verifyIndex checks that the table's index, caught up, matches its snapshot.
+func verifyIndex(t *testing.T, fsys storage.FS, indexDir string) {
+	t.Helper()
+	ctx := context.Background()
+	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := timeline.Load(ctx, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := index.Open(ctx, indexDir, index.Options{TableName: cfg.Name, TableID: indexDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if err := SyncIndex(ctx, fsys, cfg, tl, idx); err != nil {
+		t.Fatal(err)
+	}
+	report, err := VerifyIndex(ctx, fsys, tl, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !report.OK() {
+		t.Fatalf("index differs from the table: %+v", report)
+	}
+}
+
+// TestWriteCrashAtEveryStep fails every mutating file-system step of an
+// upsert in turn, as if the process died there, and checks that the table
+// then reads as it was before the write or as it is after it, never in
+// between; that no completed instant lacks its files; and that the next
+// write succeeds and leaves the index consistent.
+func TestWriteCrashAtEveryStep(t *testing.T) {
+	ctx := context.Background()
+	gen := trips.NewGenerator(7)
+	initial := gen.Inserts(30)
+	updates := append(gen.Updates(initial, 10), gen.Inserts(5)...)
+	settings := DefaultSettings()
+	settings.MaxFileSize = 4 << 10 // several file groups
+	settings.SmallFileLimit = 3 << 10
+
+	setup := func(t *testing.T) (*storage.MemFS, string) {
+		mem := storage.NewMemFS()
+		cfg, err := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, storage.MergeEventTime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := storage.CreateTable(ctx, mem, cfg, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		w := NewWriter(mem, Options{Settings: settings, IndexDir: dir, TableID: dir})
+		if _, err := w.Write(ctx, OpInsert, tripsInput(initial)); err != nil {
+			t.Fatal(err)
+		}
+		return mem, dir
+	}
+
+	// A clean run gives the expected states and the number of steps.
+	mem, dir := setup(t)
+	before := dataOf(snapshot(t, mem, ""))
+	probe := faultfs.New(mem, 0)
+	if _, err := NewWriter(probe, Options{Settings: settings, IndexDir: dir, TableID: dir}).Write(ctx, OpUpsert, tripsInput(updates)); err != nil {
+		t.Fatal(err)
+	}
+	after := dataOf(snapshot(t, mem, ""))
+	steps := probe.Steps()
+	if steps < 8 {
+		t.Fatalf("the upsert took only %d steps", steps)
+	}
+
+	for failAt := 1; failAt <= steps; failAt++ {
+		mem, dir := setup(t)
+		ffs := faultfs.New(mem, failAt)
+		_, err := NewWriter(ffs, Options{Settings: settings, IndexDir: dir, TableID: dir}).Write(ctx, OpUpsert, tripsInput(updates))
+		committed := err == nil
+		if err != nil && !errors.Is(err, faultfs.ErrInjected) {
+			t.Fatalf("step %d (%s): unexpected error %v", failAt, ffs.Trace()[failAt-1], err)
+		}
+		got := dataOf(snapshot(t, mem, ""))
+		switch {
+		case equalData(got, before) && !committed:
+		case equalData(got, after):
+		default:
+			t.Fatalf("step %d (%s): the table is neither as before nor as after the write (committed %v)", failAt, ffs.Trace()[failAt-1], committed)
+		}
+		// The next write cleans up and succeeds.
+		w := NewWriter(mem, Options{Settings: settings, IndexDir: dir, TableID: dir})
+		if _, err := w.Write(ctx, OpUpsert, tripsInput(updates)); err != nil {
+			t.Fatalf("step %d: the next write failed: %v", failAt, err)
+		}
+		if got := dataOf(snapshot(t, mem, "")); !equalData(got, after) {
+			t.Fatalf("step %d: after the next write the table is not as expected", failAt)
+		}
+		tl, err := timeline.Load(ctx, mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := tl.Pending(); p.Len() != 0 {
+			t.Fatalf("step %d: pending instants left after the next write: %v", failAt, p.Instants())
+		}
+		if entries, _ := mem.ReadDir(ctx, storage.TempFolder); len(entries) != 0 {
+			t.Fatalf("step %d: markers left: %v", failAt, entries)
+		}
+		verifyIndex(t, mem, dir)
+	}
+}
+
+// TestWriteKilled runs a large upsert in a child process, kills it with
+// SIGKILL at several moments, and checks the table each time.
+func TestWriteKilled(t *testing.T) {
+	if os.Getenv("HOODIE_KILL_WRITER") != "" {
+		killedWriterChild()
+		return
+	}
+	if testing.Short() {
+		t.Skip("kills child processes; skipped in -short mode")
+	}
+	ctx := context.Background()
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	gen := trips.NewGenerator(3)
+	initial := gen.Inserts(50_000)
+	tt.write(OpBulkInsert, tripsInput(initial))
+	before := dataOf(snapshot(t, tt.fsys, ""))
+	for _, delay := range []time.Duration{0, 20 * time.Millisecond, 80 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestWriteKilled$")
+		cmd.Env = append(os.Environ(), "HOODIE_KILL_WRITER="+tt.dir)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n') // "writing"
+		time.Sleep(delay)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if line != "writing\n" {
+			t.Fatalf("child said %q", line)
+		}
+		// The table holds what it held, plus whole batches of what the child
+		// committed before it died: never part of a batch.
+		got := dataOf(snapshot(t, tt.fsys, ""))
+		for k, v := range before {
+			if got[k] != v {
+				t.Fatalf("killed after %v: record %q changed or vanished", delay, k)
+			}
+		}
+		if added := len(got) - len(before); added%childBatch != 0 {
+			t.Fatalf("killed after %v: %d records added, not a multiple of the child's batch of %d", delay, added, childBatch)
+		}
+		before = got
+	}
+	// The next write rolls back what the killed ones left and succeeds.
+	res := tt.write(OpUpsert, tripsInput(gen.Updates(initial, 100)))
+	if res.Updated != 100 {
+		t.Errorf("next write updated %d, want 100", res.Updated)
+	}
+	tl, err := timeline.Load(ctx, tt.fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.Pending().Len() != 0 {
+		t.Errorf("pending instants after the next write: %v", tl.Pending().Instants())
+	}
+	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"))
+}
+
+// childBatch is how many new records each write of the killed child adds.
+const childBatch = 20_000
+
+// killedWriterChild upserts into the table named by HOODIE_KILL_WRITER
+// until it is killed.
+func killedWriterChild() {
+	dir := os.Getenv("HOODIE_KILL_WRITER")
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		os.Exit(2)
+	}
+	w := newTestWriter(fsys, dir, Settings{})
+	gen := trips.NewGenerator(int64(time.Now().UnixNano()))
+	os.Stdout.WriteString("writing\n")
+	for i := 0; ; i++ {
+		in := tripsInput(gen.Inserts(childBatch))
+		in.Name = "child-" + strconv.Itoa(i)
+		if _, err := w.Write(context.Background(), OpUpsert, in); err != nil {
+			os.Exit(3)
+		}
+	}
+}

@@ -1,0 +1,341 @@
+package write
+
+import (
+	"fmt"
+
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// EvolveSchema returns the table schema after a write whose input has the
+// schema in: columns of in that the table lacks are added (nullable, at the
+// end), and a numeric column whose input type is wider than the table's is
+// widened along int -> long -> float -> double. table may be nil for a table
+// without a schema yet; the input's schema then becomes the table's, every
+// column made nullable. Any other difference is refused with an error naming
+// the column.
+//
+// changed reports whether the result differs from table.
+func EvolveSchema(table, in *storage.Schema) (evolved *storage.Schema, changed bool, err error) {
+	if table == nil {
+		fields := make([]storage.Field, len(in.Fields))
+		for i, f := range in.Fields {
+			if storage.IsMetaField(f.Name) {
+				return nil, false, fmt.Errorf("input column %q is a Hudi meta column; leave it out", f.Name)
+			}
+			fields[i] = storage.Field{Name: f.Name, Type: storage.Nullable(f.Type), Doc: f.Doc}
+		}
+		s := &storage.Schema{Name: in.Name, Namespace: in.Namespace, Fields: fields}
+		return s, true, s.Validate()
+	}
+	fields := append([]storage.Field(nil), table.Fields...)
+	for _, f := range in.Fields {
+		if storage.IsMetaField(f.Name) {
+			return nil, false, fmt.Errorf("input column %q is a Hudi meta column; leave it out", f.Name)
+		}
+		i := table.FieldIndex(f.Name)
+		if i < 0 {
+			fields = append(fields, storage.Field{Name: f.Name, Type: storage.Nullable(f.Type), Doc: f.Doc})
+			changed = true
+			continue
+		}
+		wider, err := widen(fields[i].Type, f.Type)
+		if err != nil {
+			return nil, false, fmt.Errorf("column %q: %w", f.Name, err)
+		}
+		if wider != fields[i].Type {
+			fields[i].Type = wider
+			changed = true
+		}
+	}
+	if !changed {
+		return table, false, nil
+	}
+	s := &storage.Schema{Name: table.Name, Namespace: table.Namespace, Doc: table.Doc, Fields: fields}
+	if err := s.Validate(); err != nil {
+		return nil, false, err
+	}
+	return s, true, nil
+}
+
+// numericRank orders the widening chain; 0 means not on it.
+func numericRank(t *storage.Type) int {
+	if t.Logical != storage.LogicalNone {
+		return 0
+	}
+	switch t.Kind {
+	case storage.KindInt:
+		return 1
+	case storage.KindLong:
+		return 2
+	case storage.KindFloat:
+		return 3
+	case storage.KindDouble:
+		return 4
+	}
+	return 0
+}
+
+// widen returns the table column type that holds both the table's values
+// and the input's: table itself when the input type is the same or narrower,
+// a wider numeric type, or an error.
+func widen(table, in *storage.Type) (*storage.Type, error) {
+	if sameShape(table, in) {
+		return table, nil
+	}
+	rt, ri := numericRank(table), numericRank(in)
+	switch {
+	case rt > 0 && ri > 0 && ri <= rt:
+		return table, nil
+	case rt > 0 && ri > rt:
+		w := *in
+		w.Nullable = table.Nullable
+		return &w, nil
+	}
+	return nil, fmt.Errorf("the input's type %s does not fit the table's type %s (only int -> long -> float -> double widening and new nullable columns are allowed)",
+		typeName(in), typeName(table))
+}
+
+// sameShape reports types equal but for nullability and names of named
+// types.
+func sameShape(a, b *storage.Type) bool {
+	if a.Kind != b.Kind || a.Logical != b.Logical || a.Precision != b.Precision || a.Scale != b.Scale {
+		return false
+	}
+	switch a.Kind {
+	case storage.KindFixed:
+		return a.Size == b.Size
+	case storage.KindArray:
+		return sameShape(a.Items, b.Items) || canConvert(a.Items, b.Items)
+	case storage.KindMap:
+		return sameShape(a.Values, b.Values) || canConvert(a.Values, b.Values)
+	case storage.KindRecord:
+		for _, f := range b.Fields {
+			i := fieldIndex(a.Fields, f.Name)
+			if i < 0 || !(sameShape(a.Fields[i].Type, f.Type) || canConvert(a.Fields[i].Type, f.Type)) {
+				return false
+			}
+		}
+		for _, f := range a.Fields {
+			if fieldIndex(b.Fields, f.Name) < 0 && !f.Type.Nullable {
+				return false
+			}
+		}
+		return true
+	case storage.KindEnum:
+		return true
+	}
+	return true
+}
+
+// canConvert reports whether values of type in convert to type to without
+// loss: the same shape, or a narrower number.
+func canConvert(to, in *storage.Type) bool {
+	if sameShape(to, in) {
+		return true
+	}
+	rt, ri := numericRank(to), numericRank(in)
+	return rt > 0 && ri > 0 && ri <= rt
+}
+
+func fieldIndex(fields []storage.Field, name string) int {
+	for i, f := range fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func typeName(t *storage.Type) string {
+	if t.Logical != storage.LogicalNone {
+		return t.Logical.String()
+	}
+	return t.Kind.String()
+}
+
+// rowConverter maps rows of an input schema onto a table schema.
+type rowConverter struct {
+	table    *storage.Schema
+	sources  []int // input position of each table column, -1 when absent
+	convert  []func(any) (any, error)
+	required []bool
+	// lenient lets required columns be missing or null: deletes need only
+	// the key columns.
+	lenient bool
+}
+
+func newRowConverter(table, in *storage.Schema) (*rowConverter, error) {
+	c := &rowConverter{
+		table:    table,
+		sources:  make([]int, len(table.Fields)),
+		convert:  make([]func(any) (any, error), len(table.Fields)),
+		required: make([]bool, len(table.Fields)),
+	}
+	for i, f := range table.Fields {
+		c.required[i] = !f.Type.Nullable
+		j := in.FieldIndex(f.Name)
+		c.sources[i] = j
+		if j < 0 {
+			continue
+		}
+		conv, err := converter(f.Type, in.Fields[j].Type)
+		if err != nil {
+			return nil, fmt.Errorf("column %q: %w", f.Name, err)
+		}
+		c.convert[i] = conv
+	}
+	return c, nil
+}
+
+// convertRow returns row (under the input schema) under the table schema.
+func (c *rowConverter) convertRow(row []any) ([]any, error) {
+	out := make([]any, len(c.sources))
+	for i, j := range c.sources {
+		if j < 0 {
+			if c.required[i] && !c.lenient {
+				return nil, fmt.Errorf("column %q is required by the table but missing from the input", c.table.Fields[i].Name)
+			}
+			continue
+		}
+		v := row[j]
+		if v == nil {
+			if c.required[i] && !c.lenient {
+				return nil, fmt.Errorf("column %q is required by the table but null", c.table.Fields[i].Name)
+			}
+			continue
+		}
+		if conv := c.convert[i]; conv != nil {
+			var err error
+			if v, err = conv(v); err != nil {
+				return nil, fmt.Errorf("column %q: %w", c.table.Fields[i].Name, err)
+			}
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// converter returns the function turning values of type in into values of
+// type to, or nil when they need no change.
+func converter(to, in *storage.Type) (func(any) (any, error), error) {
+	rt, ri := numericRank(to), numericRank(in)
+	if rt > 0 && ri > 0 {
+		if rt == ri {
+			return nil, nil
+		}
+		if ri > rt {
+			return nil, fmt.Errorf("the input's type %s is wider than the table's %s", typeName(in), typeName(to))
+		}
+		return func(v any) (any, error) { return widenNumber(v, to.Kind) }, nil
+	}
+	switch to.Kind {
+	case storage.KindRecord:
+		if in.Kind != storage.KindRecord {
+			break
+		}
+		sub, err := newRowConverter(&storage.Schema{Fields: to.Fields}, &storage.Schema{Fields: in.Fields})
+		if err != nil {
+			return nil, err
+		}
+		return func(v any) (any, error) {
+			rec, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("want a record, got %T", v)
+			}
+			return sub.convertRow(rec)
+		}, nil
+	case storage.KindArray:
+		if in.Kind != storage.KindArray {
+			break
+		}
+		elem, err := converter(to.Items, in.Items)
+		if err != nil || elem == nil {
+			return nil, err
+		}
+		return func(v any) (any, error) {
+			items, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("want an array, got %T", v)
+			}
+			out := make([]any, len(items))
+			for i, it := range items {
+				if it == nil {
+					continue
+				}
+				var err error
+				if out[i], err = elem(it); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		}, nil
+	case storage.KindMap:
+		if in.Kind != storage.KindMap {
+			break
+		}
+		elem, err := converter(to.Values, in.Values)
+		if err != nil || elem == nil {
+			return nil, err
+		}
+		return func(v any) (any, error) {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("want a map, got %T", v)
+			}
+			out := make(map[string]any, len(m))
+			for k, it := range m {
+				if it == nil {
+					out[k] = nil
+					continue
+				}
+				var err error
+				if out[k], err = elem(it); err != nil {
+					return nil, err
+				}
+			}
+			return out, nil
+		}, nil
+	default:
+		if sameShape(to, in) {
+			return nil, nil
+		}
+	}
+	if sameShape(to, in) {
+		return nil, nil
+	}
+	return nil, fmt.Errorf("the input's type %s does not fit the table's type %s", typeName(in), typeName(to))
+}
+
+// widenNumber converts a number to a wider numeric kind.
+func widenNumber(v any, to storage.Kind) (any, error) {
+	var f float64
+	var i int64
+	isInt := true
+	switch n := v.(type) {
+	case int32:
+		i = int64(n)
+	case int64:
+		i = n
+	case float32:
+		f, isInt = float64(n), false
+	case float64:
+		f, isInt = n, false
+	default:
+		return nil, fmt.Errorf("want a number, got %T", v)
+	}
+	switch to {
+	case storage.KindLong:
+		return i, nil
+	case storage.KindFloat:
+		if isInt {
+			return float32(i), nil
+		}
+		return float32(f), nil
+	case storage.KindDouble:
+		if isInt {
+			return float64(i), nil
+		}
+		return f, nil
+	}
+	return nil, fmt.Errorf("cannot widen to %s", to)
+}

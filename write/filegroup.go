@@ -1,0 +1,309 @@
+package write
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/hoodie-dev/hoodie/index"
+	"github.com/hoodie-dev/hoodie/read"
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
+)
+
+// Positions of the meta fields in a row with meta fields.
+const (
+	metaCommitTime = iota
+	metaSeqNo
+	metaRecordKey
+	metaPartitionPath
+	metaFileName
+	metaFieldCount
+)
+
+// taskResult is what writing one base file produced.
+type taskResult struct {
+	stat  timeline.WriteStat
+	slice read.FileSlice
+	puts  []index.Put
+	dels  []string
+	// moves are conditional moves whose incoming record won: they must be
+	// inserted into their new partition.
+	moves []*record
+}
+
+// taskEnv is what every file group task of one write shares.
+type taskEnv struct {
+	w       *Writer
+	op      Operation
+	instant string
+	// schema is the table schema after this write, without meta fields, and
+	// withMeta the same with them: the schema of every file written.
+	schema, withMeta *storage.Schema
+	parquetSchema    *parquet.Schema // withMeta in Parquet form
+	precombine       int             // index of the precombine column in schema, or -1
+	keepOnSoftDelete []bool
+}
+
+// runTask writes one base file: the next version of an existing file group,
+// merging the work planned for it, or a new file group of inserts.
+func (e *taskEnv) runTask(ctx context.Context, t *fileGroupTask, taskNo int) (res taskResult, err error) {
+	name := storage.BaseFileName{FileID: t.fileID, WriteToken: strconv.Itoa(taskNo) + "-0-0", InstantTime: e.instant}.String()
+	dataPath := path.Join(t.partition, name)
+	suffix := markerCreate
+	if t.prev != nil {
+		suffix = markerMerge
+	}
+	if err := createMarker(ctx, e.w.fsys, e.instant, dataPath, suffix); err != nil {
+		return res, err
+	}
+	out, err := storage.NewBaseFileWriter(ctx, e.w.fsys, dataPath, e.withMeta, e.w.settings.baseFileOptions())
+	if err != nil {
+		return res, err
+	}
+	m := &merger{env: e, task: t, out: out, name: name, taskNo: taskNo}
+	if err := m.run(ctx); err != nil {
+		out.Abort()
+		return res, err
+	}
+	stats, err := out.Close()
+	if err != nil {
+		return res, err
+	}
+	res.stat = timeline.WriteStat{
+		FileID:          t.fileID,
+		Path:            dataPath,
+		PrevCommit:      timeline.NullCommit,
+		NumWrites:       stats.NumRows,
+		NumDeletes:      m.deletes,
+		NumUpdateWrites: m.updates,
+		NumInserts:      m.inserts,
+		TotalWriteBytes: stats.FileSize,
+		PartitionPath:   t.partition,
+		FileSizeInBytes: stats.FileSize,
+	}
+	if t.prev != nil {
+		res.stat.PrevCommit = t.prev.Instant
+	}
+	res.slice = read.FileSlice{Partition: t.partition, FileID: t.fileID, Instant: e.instant, Path: dataPath, Size: stats.FileSize}
+	res.puts, res.dels, res.moves = m.puts, m.dels, m.moves
+	return res, nil
+}
+
+// merger streams one file group's rows into its next version.
+type merger struct {
+	env    *taskEnv
+	task   *fileGroupTask
+	out    *storage.BaseFileWriter
+	name   string
+	taskNo int
+	seq    int64
+
+	inserts, updates, deletes int64
+	puts                      []index.Put
+	dels                      []string
+	moves                     []*record
+	values                    []any // scratch row with meta fields
+}
+
+func (m *merger) run(ctx context.Context) error {
+	if m.task.prev != nil {
+		if err := m.mergeExisting(ctx); err != nil {
+			return err
+		}
+	}
+	for _, r := range m.task.inserts {
+		if err := m.writeRecord(r); err != nil {
+			return err
+		}
+		m.inserts++
+		m.puts = append(m.puts, index.Put{Key: r.key, Location: index.Location{PartitionPath: m.task.partition, FileID: m.task.fileID}})
+	}
+	return nil
+}
+
+// writeRecord writes an incoming record with fresh meta fields.
+func (m *merger) writeRecord(r *record) error {
+	return m.writeValues(r.key, r.row)
+}
+
+func (m *merger) writeValues(key string, row []any) error {
+	if m.values == nil {
+		m.values = make([]any, metaFieldCount+len(m.env.schema.Fields))
+	}
+	m.values[metaCommitTime] = m.env.instant
+	m.values[metaSeqNo] = m.env.instant + "_" + strconv.Itoa(m.taskNo) + "_" + strconv.FormatInt(m.seq, 10)
+	m.values[metaRecordKey] = key
+	m.values[metaPartitionPath] = m.task.partition
+	m.values[metaFileName] = m.name
+	copy(m.values[metaFieldCount:], row)
+	m.seq++
+	if err := m.out.WriteRow(m.values); err != nil {
+		return fmt.Errorf("write record %q to %s: %w", key, m.out.Path(), err)
+	}
+	return nil
+}
+
+// mergeExisting streams the previous version's rows: rows without work are
+// carried over with their commit time and sequence number, others are
+// updated, deleted or moved out.
+func (m *merger) mergeExisting(ctx context.Context) error {
+	fsys := m.env.w.fsys
+	prev, err := storage.OpenBaseFile(ctx, fsys, m.task.prev.Path)
+	if err != nil {
+		return err
+	}
+	defer prev.Close()
+	fileSchema := prev.Schema()
+	if !fileSchema.HasMetaFields() {
+		return fmt.Errorf("base file %s has no Hudi meta fields (hoodie.populate.meta.fields=false): Hoodie cannot merge into it yet", m.task.prev.Path)
+	}
+	fast := parquet.EqualNodes(prev.Parquet().Schema(), m.env.parquetSchema)
+	var conv *rowConverter
+	if !fast {
+		if conv, err = newRowConverter(m.env.withMeta, fileSchema); err != nil {
+			return fmt.Errorf("base file %s does not fit the table schema: %w", m.task.prev.Path, err)
+		}
+	}
+	rows := prev.Rows(ctx)
+	defer rows.Close()
+	batch := make([]parquet.Row, 1024)
+	carry := make([]parquet.Row, 0, len(batch))
+	fileName := []byte(m.name)
+	work := m.task.work
+	for {
+		n, readErr := rows.ReadRows(batch)
+		carry = carry[:0]
+		for _, row := range batch[:n] {
+			key := rowKey(row)
+			if key == "" {
+				return fmt.Errorf("base file %s: a row has no %s", m.task.prev.Path, storage.MetaRecordKey)
+			}
+			var in *record
+			var moved bool
+			if work != nil {
+				if in = work.updates[key]; in == nil {
+					in, moved = work.movedOut[key], work.movedOut[key] != nil
+				}
+			}
+			if in == nil {
+				if fast {
+					row[metaFileName] = parquet.ByteArrayValue(fileName).Level(0, 1, metaFileName)
+					carry = append(carry, row)
+					continue
+				}
+				values, err := m.convert(prev, conv, row)
+				if err != nil {
+					return err
+				}
+				values[metaFileName] = m.name
+				if err := m.out.WriteRow(values); err != nil {
+					return fmt.Errorf("carry record %q into %s: %w", key, m.out.Path(), err)
+				}
+				continue
+			}
+			stored, err := m.convert(prev, conv, row)
+			if err != nil {
+				return err
+			}
+			if err := m.apply(in, moved, stored, &carry, row, fast); err != nil {
+				return err
+			}
+		}
+		if len(carry) > 0 {
+			if _, err := m.out.WriteRows(carry); err != nil {
+				return err
+			}
+		}
+		if readErr == io.EOF {
+			return nil
+		}
+		if readErr != nil {
+			return readErr
+		}
+	}
+}
+
+// convert decodes a stored row into values of the table schema with meta
+// fields.
+func (m *merger) convert(prev *storage.BaseFile, conv *rowConverter, row parquet.Row) ([]any, error) {
+	values, err := prev.DecodeRow(row)
+	if err != nil {
+		return nil, err
+	}
+	if conv == nil {
+		return values, nil
+	}
+	return conv.convertRow(values)
+}
+
+// apply merges an incoming record with the stored one it names.
+func (m *merger) apply(in *record, moved bool, stored []any, carry *[]parquet.Row, row parquet.Row, fast bool) error {
+	keepStored := func() error {
+		if fast {
+			row[metaFileName] = parquet.ByteArrayValue([]byte(m.name)).Level(0, 1, metaFileName)
+			*carry = append(*carry, row)
+			return nil
+		}
+		stored[metaFileName] = m.name
+		return m.out.WriteRow(stored)
+	}
+	storedRow := stored[metaFieldCount:]
+	switch m.env.op {
+	case OpDelete:
+		m.deletes++
+		m.dels = append(m.dels, in.key)
+		return nil
+	case OpSoftDelete:
+		soft := make([]any, len(storedRow))
+		for i, keep := range m.env.keepOnSoftDelete {
+			if keep {
+				soft[i] = storedRow[i]
+			}
+		}
+		m.updates++
+		return m.writeValues(in.key, soft)
+	}
+	// Upsert: the merge mode decides whether the incoming record wins.
+	if m.env.precombine >= 0 && m.env.w.cfg.MergeMode() == storage.MergeEventTime {
+		// A stored record without a precombine value (possible in tables
+		// other writers made) always loses.
+		if storedOrdering := storedRow[m.env.precombine]; storedOrdering != nil {
+			c, err := compareOrdering(in.ordering, storedOrdering)
+			if err != nil {
+				return fmt.Errorf("record %q: compare precombine values: %w", in.key, err)
+			}
+			if c < 0 {
+				return keepStored() // the stored record is newer: nothing changes
+			}
+		}
+	}
+	switch {
+	case in.deleted:
+		m.deletes++
+		m.dels = append(m.dels, in.key)
+		return nil
+	case moved:
+		// The record leaves for another partition; the index learns its new
+		// place from the insert there.
+		m.deletes++
+		if in.conditionalMove {
+			m.moves = append(m.moves, in)
+		}
+		return nil
+	}
+	m.updates++
+	return m.writeRecord(in)
+}
+
+// rowKey returns the record key of a row with meta fields, without copying.
+func rowKey(row parquet.Row) string {
+	if len(row) <= metaRecordKey || row[metaRecordKey].IsNull() {
+		return ""
+	}
+	return string(row[metaRecordKey].ByteArray())
+}

@@ -1,0 +1,123 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/read"
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
+)
+
+// tripsSchema is the input schema of trip records.
+func tripsSchema() *storage.Schema {
+	str := storage.Nullable(storage.Primitive(storage.KindString))
+	return &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []storage.Field{
+		{Name: "uuid", Type: str},
+		{Name: "ts", Type: storage.Nullable(storage.Primitive(storage.KindLong))},
+		{Name: "rider", Type: str},
+		{Name: "driver", Type: str},
+		{Name: "fare", Type: storage.Nullable(storage.Primitive(storage.KindDouble))},
+		{Name: "partitionpath", Type: str},
+	}}
+}
+
+func tripsInput(ts []trips.Trip) *Input {
+	rows := make([][]any, len(ts))
+	for i, t := range ts {
+		rows[i] = t.Values()
+	}
+	return &Input{Name: "trips", Schema: tripsSchema(), Rows: rows}
+}
+
+// testTable is a table in a temporary folder with a writer.
+type testTable struct {
+	t    testing.TB
+	dir  string
+	fsys storage.FS
+	w    *Writer
+}
+
+func newTripsTable(t testing.TB, mode storage.MergeMode, settings Settings) *testTable {
+	t.Helper()
+	dir := t.TempDir()
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := storage.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return &testTable{t: t, dir: dir, fsys: fsys, w: newTestWriter(fsys, dir, settings)}
+}
+
+func newTestWriter(fsys storage.FS, dir string, settings Settings) *Writer {
+	if settings.MaxFileSize == 0 {
+		settings = DefaultSettings()
+	}
+	return NewWriter(fsys, Options{Settings: settings, IndexDir: filepath.Join(dir, ".hoodie", ".index"), TableID: dir})
+}
+
+func (tt *testTable) write(op Operation, in *Input) *Result {
+	tt.t.Helper()
+	res, err := tt.w.Write(context.Background(), op, in)
+	if err != nil {
+		tt.t.Fatalf("%s: %v", op, err)
+	}
+	for _, w := range res.Warnings {
+		tt.t.Errorf("%s: warning: %v", op, w)
+	}
+	return res
+}
+
+// snapshot reads every record of the table as of asOf ("" for the latest),
+// by record key, with meta fields.
+func snapshot(t testing.TB, fsys storage.FS, asOf string) map[string][]any {
+	t.Helper()
+	ctx := context.Background()
+	tl, err := timeline.Load(ctx, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := read.LoadView(ctx, fsys, tl, asOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]any{}
+	for _, s := range view.LatestSlices() {
+		bf, err := storage.OpenBaseFile(ctx, fsys, s.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := bf.Rows(ctx)
+		for {
+			values, err := rows.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := values[2].(string)
+			if _, dup := out[key]; dup {
+				t.Fatalf("key %q appears twice in the snapshot", key)
+			}
+			if values[4] != filepath.Base(s.Path) {
+				t.Errorf("record %q: _hoodie_file_name %v, file %s", key, values[4], s.Path)
+			}
+			out[key] = values
+		}
+		rows.Close()
+		bf.Close()
+	}
+	return out
+}

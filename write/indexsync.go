@@ -1,0 +1,225 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/hoodie-dev/hoodie/index"
+	"github.com/hoodie-dev/hoodie/read"
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
+)
+
+// openIndex opens the record index and brings it up to the timeline: it
+// replays the commits after its watermark, or rebuilds it from the latest
+// snapshot when it cannot be trusted.
+func (w *Writer) openIndex(ctx context.Context, tl *timeline.Timeline) (*index.Index, error) {
+	if w.opts.IndexDir == "" {
+		return nil, errors.New("no record index folder configured")
+	}
+	idx, err := index.Open(ctx, w.opts.IndexDir, index.Options{TableName: w.cfg.Name, TableID: w.opts.TableID})
+	if err != nil {
+		return nil, err
+	}
+	if err := SyncIndex(ctx, w.fsys, w.cfg, tl, idx); err != nil {
+		idx.Close()
+		return nil, err
+	}
+	return idx, nil
+}
+
+// SyncIndex brings idx up to the latest completed commit of tl. Commits
+// after its watermark, whoever wrote them (Spark included), are replayed from
+// the files they wrote; an index that is stale, or whose watermark the
+// timeline no longer holds, is rebuilt from the latest snapshot.
+func SyncIndex(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, tl *timeline.Timeline, idx *index.Index) error {
+	commits := tl.CompletedCommits()
+	last, ok := commits.Last()
+	if !ok {
+		if idx.Stale() != nil || idx.Watermark() != "" {
+			return idx.Rebuild(ctx, "", func(func(string, index.Location) error) error { return nil })
+		}
+		return nil
+	}
+	wm := idx.Watermark()
+	if idx.Stale() != nil || (wm != "" && !commits.Contains(wm)) || wm > last.Time {
+		return RebuildIndex(ctx, fsys, cfg, tl, idx)
+	}
+	if wm == last.Time {
+		return nil
+	}
+	var base *read.View
+	var err error
+	if wm == "" {
+		base = &read.View{}
+	} else if base, err = read.LoadView(ctx, fsys, tl, wm); err != nil {
+		return err
+	}
+	latest := map[string]string{} // file group -> path of its latest slice
+	for _, s := range base.LatestSlices() {
+		latest[groupKey(s.Partition, s.FileID)] = s.Path
+	}
+	for _, in := range commits.After(wm).Instants() {
+		changes, err := commitChanges(ctx, fsys, tl, in, latest)
+		if err != nil {
+			return fmt.Errorf("catch the record index up on commit %s: %w", in.Time, err)
+		}
+		if err := idx.Apply(ctx, in.Time, changes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitChanges derives a commit's index changes from its files: the keys of
+// every file it wrote are put, and keys that a rewritten or replaced file
+// group held before and no longer holds are deleted. latest is updated.
+func commitChanges(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, in timeline.Instant, latest map[string]string) (index.ChangeSet, error) {
+	var changes index.ChangeSet
+	var replaced map[string][]string
+	var stats []timeline.WriteStat
+	if in.Action == timeline.ActionReplaceCommit {
+		meta, err := tl.ReadReplaceCommitMetadata(ctx, in)
+		if err != nil {
+			return changes, err
+		}
+		replaced, stats = meta.PartitionToReplaceFileIDs, meta.WriteStats()
+	} else {
+		meta, err := tl.ReadCommitMetadata(ctx, in)
+		if err != nil {
+			return changes, err
+		}
+		stats = meta.WriteStats()
+	}
+	dropGroup := func(k string) error {
+		prev, ok := latest[k]
+		if !ok {
+			return nil
+		}
+		keys, err := readRecordKeys(ctx, fsys, prev)
+		if err != nil {
+			return err
+		}
+		changes.Deletes = append(changes.Deletes, keys...)
+		delete(latest, k)
+		return nil
+	}
+	for part, ids := range replaced {
+		for _, id := range ids {
+			if err := dropGroup(groupKey(part, id)); err != nil {
+				return changes, err
+			}
+		}
+	}
+	for _, ws := range stats {
+		if ws.Path == "" {
+			continue
+		}
+		k := groupKey(ws.PartitionPath, ws.FileID)
+		if err := dropGroup(k); err != nil {
+			return changes, err
+		}
+		keys, err := readRecordKeys(ctx, fsys, ws.Path)
+		if err != nil {
+			return changes, err
+		}
+		loc := index.Location{PartitionPath: ws.PartitionPath, FileID: ws.FileID}
+		for _, key := range keys {
+			changes.Puts = append(changes.Puts, index.Put{Key: key, Location: loc})
+		}
+		latest[k] = ws.Path
+	}
+	return changes, nil
+}
+
+// RebuildIndex reloads idx from the record keys of the latest snapshot.
+func RebuildIndex(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, tl *timeline.Timeline, idx *index.Index) error {
+	view, err := read.LoadView(ctx, fsys, tl, "")
+	if err != nil {
+		return err
+	}
+	return idx.Rebuild(ctx, view.AsOf(), snapshotKeys(ctx, fsys, view))
+}
+
+// VerifyIndex compares idx with the record keys of the latest snapshot.
+func VerifyIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx *index.Index) (index.Report, error) {
+	view, err := read.LoadView(ctx, fsys, tl, "")
+	if err != nil {
+		return index.Report{}, err
+	}
+	return idx.Verify(ctx, snapshotKeys(ctx, fsys, view))
+}
+
+// snapshotKeys yields the key and location of every record of a view.
+func snapshotKeys(ctx context.Context, fsys storage.FS, view *read.View) index.ScanFunc {
+	return func(yield func(string, index.Location) error) error {
+		for _, s := range view.LatestSlices() {
+			keys, err := readRecordKeys(ctx, fsys, s.Path)
+			if err != nil {
+				return err
+			}
+			loc := index.Location{PartitionPath: s.Partition, FileID: s.FileID}
+			for _, k := range keys {
+				if err := yield(k, loc); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// readRecordKeys reads the _hoodie_record_key column of a base file, and
+// nothing else.
+func readRecordKeys(ctx context.Context, fsys storage.FS, path string) ([]string, error) {
+	bf, err := storage.OpenBaseFile(ctx, fsys, path)
+	if err != nil {
+		return nil, err
+	}
+	defer bf.Close()
+	if !bf.Schema().HasMetaFields() {
+		return nil, fmt.Errorf("base file %s has no %s column (hoodie.populate.meta.fields=false): Hoodie cannot index it yet", path, storage.MetaRecordKey)
+	}
+	keys := make([]string, 0, bf.NumRows())
+	values := make([]parquet.Value, 4096)
+	for _, rg := range bf.RowGroups() {
+		pages := rg.ColumnChunks()[metaRecordKey].Pages()
+		for {
+			page, err := pages.ReadPage()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				pages.Close()
+				return nil, fmt.Errorf("read record keys of %s: %w", path, err)
+			}
+			vr := page.Values()
+			for {
+				n, err := vr.ReadValues(values)
+				for _, v := range values[:n] {
+					if !v.IsNull() {
+						keys = append(keys, string(v.ByteArray()))
+					}
+				}
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					parquet.Release(page)
+					pages.Close()
+					return nil, fmt.Errorf("read record keys of %s: %w", path, err)
+				}
+			}
+			parquet.Release(page)
+		}
+		pages.Close()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
+}

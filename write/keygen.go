@@ -1,0 +1,165 @@
+package write
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// Placeholders Hudi's complex key generator writes for a null or empty key
+// part (KeyGenUtils).
+const (
+	nullKeyPart  = "__null__"
+	emptyKeyPart = "__empty__"
+)
+
+// KeyGenerator computes the record key and partition path of rows under one
+// table schema, as the table's Hudi key generator does.
+type KeyGenerator struct {
+	keyNames  []string
+	keyIndex  []int
+	partNames []string
+	partIndex []int
+	hiveStyle bool
+	urlEncode bool
+}
+
+// NewKeyGenerator resolves the table's record key and partition columns in
+// schema (which holds no meta fields). A column missing from the schema is
+// an error naming it.
+func NewKeyGenerator(cfg *storage.TableConfig, schema *storage.Schema) (*KeyGenerator, error) {
+	g := &KeyGenerator{
+		keyNames:  cfg.RecordKeyFields,
+		partNames: cfg.PartitionFields,
+		hiveStyle: cfg.HiveStylePartitioning,
+		urlEncode: cfg.URLEncodePartitioning,
+	}
+	var err error
+	if g.keyIndex, err = resolveColumns(schema, cfg.RecordKeyFields, "record key"); err != nil {
+		return nil, err
+	}
+	if g.partIndex, err = resolveColumns(schema, cfg.PartitionFields, "partition"); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+func resolveColumns(schema *storage.Schema, names []string, role string) ([]int, error) {
+	idx := make([]int, len(names))
+	for i, name := range names {
+		idx[i] = schema.FieldIndex(name)
+		if idx[i] < 0 {
+			return nil, fmt.Errorf("%s column %q is not in the schema", role, name)
+		}
+		if k := schema.Fields[idx[i]].Type.Kind; k == storage.KindRecord || k == storage.KindArray || k == storage.KindMap {
+			return nil, fmt.Errorf("%s column %q is a %s; it must hold a single value", role, name, k)
+		}
+	}
+	return idx, nil
+}
+
+// RecordKey returns a row's record key: the key column's value, or for
+// several columns Hudi's complex form "c1:v1,c2:v2" (a null part written
+// __null__, an empty one __empty__). A key whose every part is null or empty
+// is an error.
+func (g *KeyGenerator) RecordKey(row []any) (string, error) {
+	if len(g.keyIndex) == 1 {
+		v := row[g.keyIndex[0]]
+		if v == nil {
+			return "", fmt.Errorf("record key column %q is null", g.keyNames[0])
+		}
+		s := valueString(v)
+		if s == "" {
+			return "", fmt.Errorf("record key column %q is empty", g.keyNames[0])
+		}
+		return s, nil
+	}
+	var b strings.Builder
+	allMissing := true
+	for i, idx := range g.keyIndex {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(g.keyNames[i])
+		b.WriteByte(':')
+		v := row[idx]
+		switch s := valueString(v); {
+		case v == nil:
+			b.WriteString(nullKeyPart)
+		case s == "":
+			b.WriteString(emptyKeyPart)
+		default:
+			b.WriteString(s)
+			allMissing = false
+		}
+	}
+	if allMissing {
+		return "", fmt.Errorf("record key columns %s are all null or empty", strings.Join(g.keyNames, ","))
+	}
+	return b.String(), nil
+}
+
+// PartitionPath returns the folder a row belongs in; "" for a
+// non-partitioned table.
+func (g *KeyGenerator) PartitionPath(row []any) string {
+	if len(g.partIndex) == 0 {
+		return ""
+	}
+	values := make([]string, len(g.partIndex))
+	for i, idx := range g.partIndex {
+		if v := row[idx]; v != nil {
+			values[i] = valueString(v)
+		}
+	}
+	return storage.PartitionPath(g.partNames, values, g.hiveStyle, g.urlEncode)
+}
+
+// valueString renders a single value the way Hudi renders key and partition
+// values: numbers in their shortest form, dates as YYYY-MM-DD, decimals
+// exactly, timestamps as RFC 3339 in UTC, bytes as base64.
+func valueString(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case int32:
+		return strconv.FormatInt(int64(v), 10)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float32:
+		return formatFloat(float64(v), 32)
+	case float64:
+		return formatFloat(v, 64)
+	case storage.Date:
+		return v.String()
+	case storage.Decimal:
+		return v.String()
+	case time.Time:
+		return v.UTC().Format(time.RFC3339Nano)
+	case []byte:
+		return base64.StdEncoding.EncodeToString(v)
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// formatFloat writes a float as Java's Double.toString would for the common
+// cases: integral values keep a ".0".
+func formatFloat(f float64, bits int) string {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return strconv.FormatFloat(f, 'g', -1, bits)
+	}
+	s := strconv.FormatFloat(f, 'g', -1, bits)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return s
+}

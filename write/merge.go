@@ -1,0 +1,74 @@
+package write
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// compareOrdering compares two precombine values of one column type: -1, 0
+// or +1 as a is less than, equal to or greater than b.
+func compareOrdering(a, b any) (int, error) {
+	switch x := a.(type) {
+	case int32:
+		if y, ok := b.(int32); ok {
+			return cmp.Compare(x, y), nil
+		}
+	case int64:
+		if y, ok := b.(int64); ok {
+			return cmp.Compare(x, y), nil
+		}
+	case float32:
+		if y, ok := b.(float32); ok {
+			return cmp.Compare(x, y), nil
+		}
+	case float64:
+		if y, ok := b.(float64); ok {
+			return cmp.Compare(x, y), nil
+		}
+	case string:
+		if y, ok := b.(string); ok {
+			return cmp.Compare(x, y), nil
+		}
+	case bool:
+		if y, ok := b.(bool); ok {
+			return cmp.Compare(boolRank(x), boolRank(y)), nil
+		}
+	case storage.Date:
+		if y, ok := b.(storage.Date); ok {
+			return cmp.Compare(x, y), nil
+		}
+	case time.Time:
+		if y, ok := b.(time.Time); ok {
+			return x.Compare(y), nil
+		}
+	case storage.Decimal:
+		if y, ok := b.(storage.Decimal); ok {
+			return x.Cmp(y), nil
+		}
+	case []byte:
+		if y, ok := b.([]byte); ok {
+			return bytes.Compare(x, y), nil
+		}
+	}
+	return 0, fmt.Errorf("cannot order %T against %T", a, b)
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// orderingChecker validates that a column can order records.
+func checkOrderingType(t *storage.Type) error {
+	switch t.Kind {
+	case storage.KindRecord, storage.KindArray, storage.KindMap:
+		return fmt.Errorf("a %s column cannot order records", t.Kind)
+	}
+	return nil
+}

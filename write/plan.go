@@ -1,0 +1,209 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/hoodie-dev/hoodie/index"
+	"github.com/hoodie-dev/hoodie/read"
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// record is one input record under the table schema, with what the write
+// computed for it.
+type record struct {
+	row       []any
+	key       string
+	partition string
+	ordering  any  // precombine value; nil without a precombine column
+	deleted   bool // _hoodie_is_deleted was true
+	// conditionalMove marks an upsert that moves its key to another
+	// partition only if it wins the event-time merge.
+	conditionalMove bool
+	pos             int // position in the input
+}
+
+// groupWork is what one existing file group gets in a write.
+type groupWork struct {
+	slice   read.FileSlice
+	updates map[string]*record // by key: updates, deletes (deleted set), soft deletes
+	inserts []*record          // new records to append
+	// movedOut are keys leaving the group for another partition, by key: the
+	// incoming record that moves them.
+	movedOut map[string]*record
+}
+
+// plan is how a write changes the table.
+type plan struct {
+	groups     map[string]*groupWork // by partition + "/" + file id
+	newInserts map[string][]*record  // by partition: records for new file groups
+	skipped    int                   // records dropped: duplicates, deletes of absent keys...
+}
+
+func groupKey(partition, fileID string) string { return partition + "/" + fileID }
+
+func (p *plan) group(slice read.FileSlice) *groupWork {
+	k := groupKey(slice.Partition, slice.FileID)
+	g := p.groups[k]
+	if g == nil {
+		g = &groupWork{slice: slice, updates: map[string]*record{}, movedOut: map[string]*record{}}
+		p.groups[k] = g
+	}
+	return g
+}
+
+// RefusedError is a write refused with nothing committed: a key rule, a
+// failed validator, a conflict.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrRefused) true for every RefusedError.
+func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
+
+// ErrRefused matches every RefusedError with errors.Is: a write refused by a
+// rule of the contract, with nothing committed (exit status 1).
+var ErrRefused = errors.New("write refused")
+
+// makePlan tags records with the index and decides, per operation, which
+// file groups change and how.
+func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records []*record, view *read.View, idx *index.Index) (*plan, error) {
+	p := &plan{groups: map[string]*groupWork{}, newInserts: map[string][]*record{}}
+	keys := make([]string, len(records))
+	for i, r := range records {
+		keys[i] = r.key
+	}
+	matches, err := idx.Tag(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("tag records with the index: %w", err)
+	}
+	var dupes []string
+	for i, r := range records {
+		m := matches[i]
+		var slice read.FileSlice
+		if m.Found {
+			g, ok := view.FileGroup(m.Location.PartitionPath, m.Location.FileID)
+			if !ok {
+				return nil, fmt.Errorf("the index places key %q in file group %s, which the table does not have: rebuild the index (hoodiectl index rebuild)", r.key, m.Location)
+			}
+			slice = g.Latest()
+		}
+		switch op {
+		case OpInsert, OpBulkInsert:
+			if m.Found {
+				if w.settings.DropDuplicates {
+					p.skipped++
+					continue
+				}
+				if len(dupes) < 5 {
+					dupes = append(dupes, fmt.Sprintf("%q (%s)", r.key, in.where(r.pos)))
+				}
+				continue
+			}
+			p.newInserts[r.partition] = append(p.newInserts[r.partition], r)
+		case OpDelete, OpSoftDelete:
+			if !m.Found {
+				p.skipped++
+				continue
+			}
+			p.group(slice).updates[r.key] = r
+		case OpUpsert:
+			switch {
+			case !m.Found && r.deleted:
+				p.skipped++
+			case !m.Found:
+				p.newInserts[r.partition] = append(p.newInserts[r.partition], r)
+			case slice.Partition == r.partition || r.deleted:
+				p.group(slice).updates[r.key] = r
+			case w.cfg.MergeMode() == storage.MergeCommitTime:
+				p.group(slice).movedOut[r.key] = r
+				p.newInserts[r.partition] = append(p.newInserts[r.partition], r)
+			default:
+				r.conditionalMove = true
+				p.group(slice).movedOut[r.key] = r
+			}
+		}
+	}
+	if len(dupes) > 0 {
+		return nil, &RefusedError{fmt.Errorf("%s: %d record(s) have keys that already exist in the table, e.g. %s; use upsert to update them, or --drop-duplicates to skip them",
+			in.displayName(), countExisting(matches, records), joinFirst(dupes))}
+	}
+	return p, nil
+}
+
+func countExisting(matches []index.Match, records []*record) int {
+	n := 0
+	for i := range records {
+		if matches[i].Found {
+			n++
+		}
+	}
+	return n
+}
+
+func joinFirst(items []string) string {
+	out := ""
+	for i, s := range items {
+		if i > 0 {
+			out += ", "
+		}
+		out += s
+	}
+	return out
+}
+
+// fileGroupTask is one base file to write: a new version of an existing
+// group, or a new group.
+type fileGroupTask struct {
+	partition string
+	fileID    string
+	prev      *read.FileSlice // nil for a new file group
+	work      *groupWork      // nil for a new file group
+	inserts   []*record
+}
+
+// assignInserts spreads each partition's new records over its small file
+// groups (merged into their rewrite) and then new file groups of up to the
+// target size, as Hudi's UpsertPartitioner does. Bulk inserts always go to
+// new file groups.
+func (w *Writer) assignInserts(p *plan, view *read.View, avgRecordSize int64, bulk bool) []*fileGroupTask {
+	var tasks []*fileGroupTask
+	perFile := max(w.settings.MaxFileSize/max(avgRecordSize, 1), 1)
+	partitions := make([]string, 0, len(p.newInserts))
+	for part := range p.newInserts {
+		partitions = append(partitions, part)
+	}
+	slices.Sort(partitions)
+	for _, part := range partitions {
+		recs := p.newInserts[part]
+		if !bulk && w.settings.SmallFileLimit > 0 {
+			for _, g := range view.FileGroups() {
+				if len(recs) == 0 {
+					break
+				}
+				latest := g.Latest()
+				if g.Partition != part || latest.Size >= w.settings.SmallFileLimit {
+					continue
+				}
+				room := (w.settings.MaxFileSize - latest.Size) / max(avgRecordSize, 1)
+				if room <= 0 {
+					continue
+				}
+				n := min(int(room), len(recs))
+				work := p.group(latest)
+				work.inserts = append(work.inserts, recs[:n]...)
+				recs = recs[n:]
+			}
+		}
+		for len(recs) > 0 {
+			n := min(int(perFile), len(recs))
+			tasks = append(tasks, &fileGroupTask{partition: part, fileID: storage.NewFileID(), inserts: recs[:n]})
+			recs = recs[n:]
+		}
+	}
+	return tasks
+}

@@ -1,0 +1,122 @@
+package write
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// Hudi's write settings that Hoodie understands, by their Hudi names.
+const (
+	KeyMaxFileSize        = "hoodie.parquet.max.file.size"
+	KeySmallFileLimit     = "hoodie.parquet.small.file.limit"
+	KeyRecordSizeEstimate = "hoodie.copyonwrite.record.size.estimate"
+	KeyCompressionCodec   = "hoodie.parquet.compression.codec"
+	KeyBlockSize          = "hoodie.parquet.block.size"
+	KeyPageSize           = "hoodie.parquet.page.size"
+	KeyDropDuplicates     = "hoodie.datasource.write.insert.drop.duplicates"
+	KeyParallelism        = "hoodie.write.parallelism"
+)
+
+// Settings are the write settings of one write, typed. The zero value is
+// not valid: start from DefaultSettings or ParseSettings.
+type Settings struct {
+	// MaxFileSize is the target size of a base file in bytes: inserts go to
+	// a new file group once a file would grow past it.
+	MaxFileSize int64
+	// SmallFileLimit is the size under which a file group counts as small:
+	// inserts fill small file groups of their partition before new ones are
+	// made. Zero turns small-file filling off.
+	SmallFileLimit int64
+	// RecordSizeEstimate is the assumed size of one record in bytes when the
+	// table has no commit to learn it from.
+	RecordSizeEstimate int64
+	// Compression is the Parquet codec: zstd, snappy, gzip or uncompressed.
+	Compression string
+	// BlockSize is the Parquet row group size in bytes.
+	BlockSize int64
+	// PageSize is the Parquet page size in bytes.
+	PageSize int
+	// DropDuplicates makes insert and bulk-insert skip records whose keys
+	// exist in the table instead of refusing the write.
+	DropDuplicates bool
+	// Parallelism is how many file groups are written at once.
+	Parallelism int
+	// Props holds every setting given, those above included, for the
+	// pre-commit hook (validators read theirs from it).
+	Props *storage.Properties
+}
+
+// DefaultSettings returns Hudi's defaults, with zstd compression and one
+// writer per core.
+func DefaultSettings() Settings {
+	return Settings{
+		MaxFileSize:        120 << 20,
+		SmallFileLimit:     100 << 20,
+		RecordSizeEstimate: 1024,
+		Compression:        storage.DefaultCompression,
+		BlockSize:          storage.DefaultBlockSize,
+		PageSize:           storage.DefaultPageSize,
+		Parallelism:        runtime.GOMAXPROCS(0),
+		Props:              storage.NewProperties(),
+	}
+}
+
+// ParseSettings reads settings from Hudi properties on top of the defaults.
+// Keys Hoodie does not know are kept in Props and otherwise ignored, as Hudi
+// ignores settings of features a write does not use; a known key with a bad
+// value is an error naming it.
+func ParseSettings(props *storage.Properties) (Settings, error) {
+	s := DefaultSettings()
+	if props == nil {
+		return s, nil
+	}
+	s.Props = props.Clone()
+	var errs []string
+	sizeOf := func(key string, dst *int64, allowZero bool) {
+		v, ok := props.Get(key)
+		if !ok {
+			return
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 0 || (n == 0 && !allowZero) {
+			errs = append(errs, fmt.Sprintf("%s=%q is not a positive number of bytes", key, v))
+			return
+		}
+		*dst = n
+	}
+	sizeOf(KeyMaxFileSize, &s.MaxFileSize, false)
+	sizeOf(KeySmallFileLimit, &s.SmallFileLimit, true)
+	sizeOf(KeyRecordSizeEstimate, &s.RecordSizeEstimate, false)
+	sizeOf(KeyBlockSize, &s.BlockSize, false)
+	var page, parallelism int64 = int64(s.PageSize), int64(s.Parallelism)
+	sizeOf(KeyPageSize, &page, false)
+	sizeOf(KeyParallelism, &parallelism, false)
+	s.PageSize, s.Parallelism = int(page), int(parallelism)
+	if v, ok := props.Get(KeyCompressionCodec); ok {
+		switch c := strings.ToLower(strings.TrimSpace(v)); c {
+		case "zstd", "snappy", "gzip", "uncompressed":
+			s.Compression = c
+		default:
+			errs = append(errs, fmt.Sprintf("%s=%q: want zstd, snappy, gzip or uncompressed", KeyCompressionCodec, v))
+		}
+	}
+	if v, ok := props.Get(KeyDropDuplicates); ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s=%q is not true or false", KeyDropDuplicates, v))
+		}
+		s.DropDuplicates = b
+	}
+	if len(errs) > 0 {
+		return s, fmt.Errorf("write settings: %s", strings.Join(errs, "; "))
+	}
+	return s, nil
+}
+
+func (s *Settings) baseFileOptions() storage.BaseFileOptions {
+	return storage.BaseFileOptions{Compression: s.Compression, BlockSize: s.BlockSize, PageSize: s.PageSize}
+}

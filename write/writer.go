@@ -1,0 +1,423 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/read"
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
+)
+
+// Operation is a kind of write.
+type Operation int
+
+// The write operations of the hoodiectl contract.
+const (
+	// OpInsert adds records whose keys are new, filling small file groups.
+	OpInsert Operation = iota + 1
+	// OpBulkInsert adds records whose keys are new into new file groups.
+	OpBulkInsert
+	// OpUpsert inserts new keys and updates existing ones.
+	OpUpsert
+	// OpDelete removes the records whose keys are given.
+	OpDelete
+	// OpSoftDelete keeps the given records but nulls every column except the
+	// record key, partition and precombine columns.
+	OpSoftDelete
+)
+
+var operationNames = map[Operation]string{
+	OpInsert: "insert", OpBulkInsert: "bulk-insert", OpUpsert: "upsert", OpDelete: "delete", OpSoftDelete: "soft-delete",
+}
+
+// String returns the operation's command name.
+func (o Operation) String() string {
+	if s, ok := operationNames[o]; ok {
+		return s
+	}
+	return fmt.Sprintf("Operation(%d)", int(o))
+}
+
+// hudi returns the operation type Hudi records for it; a soft delete is an
+// upsert of nulled records.
+func (o Operation) hudi() timeline.Operation {
+	switch o {
+	case OpInsert:
+		return timeline.OperationInsert
+	case OpBulkInsert:
+		return timeline.OperationBulkInsert
+	case OpDelete:
+		return timeline.OperationDelete
+	default:
+		return timeline.OperationUpsert
+	}
+}
+
+// IsDeletedColumn is the column whose true value makes an upsert delete the
+// record's key.
+const IsDeletedColumn = "_hoodie_is_deleted"
+
+// PendingCommit is what the pre-commit hook sees: the write's new files,
+// written but not yet committed, and the table as it was.
+type PendingCommit struct {
+	FS        storage.FS
+	Config    *storage.TableConfig
+	Instant   string
+	Operation Operation
+	// Schema is the table schema after the write, without meta fields.
+	Schema *storage.Schema
+	// Before are the latest file slices of the table before the write, and
+	// After those the table will have once the write commits.
+	Before, After []read.FileSlice
+	// Partitions are the partitions the write touches.
+	Partitions []string
+	// Settings are the write's settings, validator settings included.
+	Settings *storage.Properties
+}
+
+// PreCommitHook decides whether a write may commit. An error aborts the
+// write: its files and instant are removed and the table stays as it was.
+// Return a *RefusedError for a failed check (exit status 1).
+type PreCommitHook interface {
+	PreCommit(ctx context.Context, c *PendingCommit) error
+}
+
+// Options configure a Writer.
+type Options struct {
+	// Settings are the write settings; the zero value means DefaultSettings.
+	Settings Settings
+	// IndexDir is the folder of the record index.
+	IndexDir string
+	// TableID tells the index this table from another of the same name
+	// (the table's base path, for a local table).
+	TableID string
+	// Hook, if not nil, runs before every commit.
+	Hook PreCommitHook
+	// Clock gives the current time; nil means time.Now.
+	Clock func() time.Time
+}
+
+// Writer writes to one table. Each Write takes the table's writer lock, so
+// writers in several processes take turns; readers never wait.
+type Writer struct {
+	fsys     storage.FS
+	cfg      *storage.TableConfig
+	settings Settings
+	opts     Options
+	gen      *timeline.Generator
+}
+
+// NewWriter returns a writer of the table on fsys.
+func NewWriter(fsys storage.FS, opts Options) *Writer {
+	if opts.Settings.MaxFileSize == 0 {
+		opts.Settings = DefaultSettings()
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	return &Writer{fsys: fsys, settings: opts.Settings, opts: opts, gen: timeline.NewGenerator(opts.Clock)}
+}
+
+// Result describes a write.
+type Result struct {
+	// Instant is the instant the write committed; "" when it had nothing to
+	// commit.
+	Instant   string
+	Operation Operation
+	// Counts over the files written.
+	Inserted, Updated, Deleted, Written int64
+	// Skipped counts input records that changed nothing: duplicates dropped,
+	// deletes of absent keys.
+	Skipped int64
+	// Files are the base files written.
+	Files []read.FileSlice
+	// Warnings report housekeeping after the commit point that failed: the
+	// commit stands, and the next write repairs what they name.
+	Warnings []error
+}
+
+// Write applies op with the records of in as one commit. Before anything is
+// written it rolls back what failed writers left. Any failure leaves the
+// table as it was.
+func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, error) {
+	if len(in.Rows) == 0 {
+		return nil, fmt.Errorf("%s: no records", in.displayName())
+	}
+	unlock, err := storage.Lock(ctx, w.fsys, storage.LockFile)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if w.cfg, err = storage.LoadTableConfig(ctx, w.fsys); err != nil {
+		return nil, err
+	}
+	if err := w.recover(ctx); err != nil {
+		return nil, err
+	}
+	tl, err := timeline.Load(ctx, w.fsys)
+	if err != nil {
+		return nil, err
+	}
+	tableSchema, err := TableSchema(ctx, w.cfg, tl)
+	if err != nil {
+		return nil, err
+	}
+	if tableSchema == nil && (op == OpDelete || op == OpSoftDelete) {
+		// Nothing was ever written: every key is absent, and absent keys
+		// are ignored.
+		return &Result{Operation: op, Skipped: int64(len(in.Rows))}, nil
+	}
+	schema, records, err := w.prepare(op, in, tableSchema)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := w.openIndex(ctx, tl)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.Close()
+	view, err := read.LoadView(ctx, w.fsys, tl, "")
+	if err != nil {
+		return nil, err
+	}
+	p, err := w.makePlan(ctx, op, in, records, view, idx)
+	if err != nil {
+		return nil, err
+	}
+	avg, err := averageRecordSize(ctx, tl, w.settings.RecordSizeEstimate)
+	if err != nil {
+		return nil, err
+	}
+	newTasks := w.assignInserts(p, view, avg, op == OpBulkInsert)
+	tasks := append(existingTasks(p), newTasks...)
+	res := &Result{Operation: op, Skipped: int64(p.skipped)}
+	if len(tasks) == 0 {
+		return res, nil
+	}
+	c := &commit{w: w, op: op, tl: tl, view: view, schema: schema, tableSchemaChanged: !schema.Equal(tableSchema)}
+	if err := c.run(ctx, tasks, p); err != nil {
+		return nil, err
+	}
+	c.finish(ctx, idx, res)
+	return res, nil
+}
+
+// TableSchema is the table's current schema without meta fields: the
+// writer's schema of the latest completed write, or the schema the table was
+// created with, or nil for a table nothing was written to.
+func TableSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Timeline) (*storage.Schema, error) {
+	commits := tl.CompletedCommits().Instants()
+	for i := len(commits) - 1; i >= 0; i-- {
+		meta, err := tl.ReadCommitMetadata(ctx, commits[i])
+		if err != nil {
+			return nil, err
+		}
+		if s := meta.Schema(); s != "" {
+			schema, err := storage.ParseSchema([]byte(s))
+			if err != nil {
+				return nil, fmt.Errorf("schema of commit %s: %w", commits[i].Time, err)
+			}
+			return schema.WithoutMetaFields(), nil
+		}
+	}
+	if cfg.CreateSchema == "" {
+		return nil, nil
+	}
+	schema, err := storage.ParseSchema([]byte(cfg.CreateSchema))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", storage.KeyCreateSchema, err)
+	}
+	return schema.WithoutMetaFields(), nil
+}
+
+// recover rolls back every write a dead writer left pending (the caller
+// holds the lock, so no live writer owns them) and drops markers that
+// completed writes left.
+func (w *Writer) recover(ctx context.Context) error {
+	tl, err := timeline.Load(ctx, w.fsys)
+	if err != nil {
+		return err
+	}
+	for _, in := range tl.Pending().Instants() {
+		switch in.Action {
+		case timeline.ActionCommit, timeline.ActionReplaceCommit, timeline.ActionDeltaCommit:
+			if err := rollbackPending(ctx, w.fsys, in); err != nil {
+				return err
+			}
+		}
+	}
+	entries, err := w.fsys.ReadDir(ctx, storage.TempFolder)
+	if err != nil {
+		return nil // no marker folder: nothing to drop
+	}
+	for _, e := range entries {
+		if e.IsDir && tl.Contains(e.Name) && !tl.Pending().Contains(e.Name) {
+			if err := w.fsys.RemoveAll(ctx, markerFolder(e.Name)); err != nil {
+				return fmt.Errorf("remove markers of completed instant %s: %w", e.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// prepare evolves the table schema for the input and turns the input rows
+// into records under it, checked and deduplicated.
+func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (*storage.Schema, []*record, error) {
+	schema := tableSchema
+	if op == OpInsert || op == OpBulkInsert || op == OpUpsert {
+		evolved, _, err := EvolveSchema(tableSchema, in.Schema)
+		if err != nil {
+			return nil, nil, &RefusedError{fmt.Errorf("%s: %w", in.displayName(), err)}
+		}
+		schema = evolved
+	}
+	keygen, err := NewKeyGenerator(w.cfg, schema)
+	if err != nil {
+		return nil, nil, fmt.Errorf("table %s: %w", w.cfg.Name, err)
+	}
+	deletesOnly := op == OpDelete || op == OpSoftDelete
+	var conv *rowConverter
+	if deletesOnly {
+		// Deletes need only the key columns: keep what the input has.
+		conv, err = newRowConverter(schema, in.Schema)
+		if conv != nil {
+			conv.lenient = true
+		}
+	} else {
+		conv, err = newRowConverter(schema, in.Schema)
+	}
+	if err != nil {
+		return nil, nil, &RefusedError{fmt.Errorf("%s: %w", in.displayName(), err)}
+	}
+	precombine := -1
+	if f := w.cfg.PrecombineField; f != "" && !deletesOnly {
+		if precombine = schema.FieldIndex(f); precombine < 0 {
+			return nil, nil, fmt.Errorf("%s: precombine column %q is missing from the input", in.displayName(), f)
+		}
+		if err := checkOrderingType(schema.Fields[precombine].Type); err != nil {
+			return nil, nil, fmt.Errorf("precombine column %q: %w", f, err)
+		}
+	}
+	isDeleted := -1
+	if op == OpUpsert {
+		isDeleted = schema.FieldIndex(IsDeletedColumn)
+	}
+	byKey := make(map[string]int, len(in.Rows))
+	records := make([]*record, 0, len(in.Rows))
+	for i, raw := range in.Rows {
+		row, err := conv.convertRow(raw)
+		if err != nil {
+			return nil, nil, in.recordError(i, "", err)
+		}
+		key, err := keygen.RecordKey(row)
+		if err != nil {
+			return nil, nil, in.recordError(i, "", err)
+		}
+		r := &record{row: row, key: key, partition: keygen.PartitionPath(row), pos: i}
+		if precombine >= 0 {
+			if r.ordering = row[precombine]; r.ordering == nil {
+				return nil, nil, in.recordError(i, key, fmt.Errorf("precombine column %q is null", w.cfg.PrecombineField))
+			}
+		}
+		if isDeleted >= 0 {
+			if b, ok := row[isDeleted].(bool); ok && b {
+				r.deleted = true
+			}
+		}
+		// Precombine: of records with one key, the greatest precombine
+		// value wins, and on a tie the later one.
+		if j, dup := byKey[key]; dup {
+			if precombine >= 0 {
+				c, err := compareOrdering(r.ordering, records[j].ordering)
+				if err != nil {
+					return nil, nil, in.recordError(i, key, err)
+				}
+				if c < 0 {
+					continue
+				}
+			}
+			records[j] = r
+			continue
+		}
+		byKey[key] = len(records)
+		records = append(records, r)
+	}
+	return schema, records, nil
+}
+
+// existingTasks returns a task per existing file group the plan changes.
+func existingTasks(p *plan) []*fileGroupTask {
+	keys := make([]string, 0, len(p.groups))
+	for k := range p.groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	tasks := make([]*fileGroupTask, 0, len(keys))
+	for _, k := range keys {
+		g := p.groups[k]
+		slice := g.slice
+		tasks = append(tasks, &fileGroupTask{partition: slice.Partition, fileID: slice.FileID, prev: &slice, work: g, inserts: g.inserts})
+	}
+	return tasks
+}
+
+// averageRecordSize learns the size of a record from the latest completed
+// write, as Hudi does, or falls back to the estimate.
+func averageRecordSize(ctx context.Context, tl *timeline.Timeline, estimate int64) (int64, error) {
+	commits := tl.CompletedCommits().Instants()
+	for i := len(commits) - 1; i >= 0; i-- {
+		meta, err := tl.ReadCommitMetadata(ctx, commits[i])
+		if err != nil {
+			return 0, err
+		}
+		t := meta.Totals()
+		if t.Written > 0 && t.Bytes > 0 {
+			return max(t.Bytes/t.Written, 1), nil
+		}
+	}
+	return estimate, nil
+}
+
+// runTasks writes the tasks' files, Settings.Parallelism at a time, and
+// returns their results in task order. The first failure cancels the rest.
+func runTasks(ctx context.Context, env *taskEnv, tasks []*fileGroupTask, firstTaskNo int) ([]taskResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]taskResult, len(tasks))
+	errs := make([]error, len(tasks))
+	sem := make(chan struct{}, max(env.w.settings.Parallelism, 1))
+	var wg sync.WaitGroup
+	for i, t := range tasks {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				errs[i] = ctx.Err()
+				return
+			}
+			results[i], errs[i] = env.runTask(ctx, t, firstTaskNo+i)
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}

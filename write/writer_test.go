@@ -1,0 +1,72 @@
+package write
+
+import (
+	"testing"
+
+	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+func TestWriteTour(t *testing.T) {
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	gen := trips.NewGenerator(1)
+	first := gen.Inserts(10)
+	r1 := tt.write(OpInsert, tripsInput(first))
+	if r1.Inserted != 10 || r1.Instant == "" {
+		t.Fatalf("insert: %+v", r1)
+	}
+	more := gen.Inserts(5)
+	r2 := tt.write(OpInsert, tripsInput(more))
+	all := append(append([]trips.Trip{}, first...), more...)
+	snap := snapshot(t, tt.fsys, "")
+	if len(snap) != 15 {
+		t.Fatalf("after two inserts: %d records", len(snap))
+	}
+	updates := gen.Updates(all, 4)
+	r3 := tt.write(OpUpsert, tripsInput(updates))
+	if r3.Updated != 4 {
+		t.Errorf("upsert updated %d, want 4", r3.Updated)
+	}
+	snap = snapshot(t, tt.fsys, "")
+	for _, u := range updates {
+		rec := snap[u.UUID]
+		if rec[0] != r3.Instant || rec[5+4] != u.Fare {
+			t.Errorf("updated record %s: commit %v fare %v, want %s %v", u.UUID, rec[0], rec[9], r3.Instant, u.Fare)
+		}
+	}
+	// Untouched records keep their commit time.
+	carried := 0
+	for _, rec := range snap {
+		if rec[0] == r1.Instant || rec[0] == r2.Instant {
+			carried++
+		}
+	}
+	if carried != 11 {
+		t.Errorf("%d records kept their commit time, want 11", carried)
+	}
+	// Hard delete two.
+	r4 := tt.write(OpDelete, tripsInput(all[:2]))
+	if r4.Deleted != 2 {
+		t.Errorf("delete removed %d, want 2", r4.Deleted)
+	}
+	snap = snapshot(t, tt.fsys, "")
+	if len(snap) != 13 {
+		t.Fatalf("after delete: %d records", len(snap))
+	}
+	// Soft delete two.
+	tt.write(OpSoftDelete, tripsInput(all[2:4]))
+	snap = snapshot(t, tt.fsys, "")
+	for _, tr := range all[2:4] {
+		rec := snap[tr.UUID]
+		if rec[5] != tr.UUID || rec[6] == nil || rec[7] != nil || rec[9] != nil || rec[10] != tr.PartitionPath {
+			t.Errorf("soft-deleted record %v", rec)
+		}
+	}
+	// Time travel to the second commit.
+	if old := snapshot(t, tt.fsys, r2.Instant); len(old) != 15 {
+		t.Errorf("as of %s: %d records, want 15", r2.Instant, len(old))
+	}
+	if old := snapshot(t, tt.fsys, r1.Instant); len(old) != 10 {
+		t.Errorf("as of %s: %d records, want 10", r1.Instant, len(old))
+	}
+}
