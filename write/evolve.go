@@ -162,6 +162,9 @@ type rowConverter struct {
 	// lenient lets required columns be missing or null: deletes need only
 	// the key columns.
 	lenient bool
+	// identity reports input rows already laid out as table rows, needing
+	// no conversion: they are used as they are.
+	identity bool
 }
 
 func newRowConverter(table, in *storage.Schema) (*rowConverter, error) {
@@ -184,11 +187,20 @@ func newRowConverter(table, in *storage.Schema) (*rowConverter, error) {
 		}
 		c.convert[i] = conv
 	}
+	c.identity = len(table.Fields) == len(in.Fields)
+	for i, j := range c.sources {
+		if j != i || c.convert[i] != nil || c.required[i] {
+			c.identity = false
+		}
+	}
 	return c, nil
 }
 
 // convertRow returns row (under the input schema) under the table schema.
 func (c *rowConverter) convertRow(row []any) ([]any, error) {
+	if c.identity && len(row) == len(c.sources) {
+		return row, nil
+	}
 	out := make([]any, len(c.sources))
 	for i, j := range c.sources {
 		if j < 0 {

@@ -163,3 +163,39 @@ func formatFloat(f float64, bits int) string {
 	}
 	return s
 }
+
+// partitionCache remembers the partition paths of the raw values it has
+// seen: tables have few partitions and escaping each row's values again is
+// a measurable share of a large write. It is not safe for concurrent use.
+type partitionCache struct {
+	g     *KeyGenerator
+	paths map[string]string
+	key   []byte
+}
+
+func newPartitionCache(g *KeyGenerator) *partitionCache {
+	return &partitionCache{g: g, paths: map[string]string{}}
+}
+
+// path returns g.PartitionPath(row).
+func (c *partitionCache) path(row []any) string {
+	if len(c.g.partIndex) == 0 {
+		return ""
+	}
+	c.key = c.key[:0]
+	for _, idx := range c.g.partIndex {
+		if v := row[idx]; v == nil {
+			c.key = append(c.key, 0)
+		} else {
+			c.key = append(c.key, 1)
+			c.key = append(c.key, valueString(v)...)
+		}
+		c.key = append(c.key, 0xff)
+	}
+	if p, ok := c.paths[string(c.key)]; ok {
+		return p
+	}
+	p := c.g.PartitionPath(row)
+	c.paths[string(c.key)] = p
+	return p
+}

@@ -307,35 +307,49 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 	if op == OpUpsert {
 		isDeleted = schema.FieldIndex(IsDeletedColumn)
 	}
-	byKey := make(map[string]int, len(in.Rows))
-	records := make([]*record, 0, len(in.Rows))
-	for i, raw := range in.Rows {
-		row, err := conv.convertRow(raw)
-		if err != nil {
-			return nil, nil, in.recordError(i, "", err)
-		}
-		key, err := keygen.RecordKey(row)
-		if err != nil {
-			return nil, nil, in.recordError(i, "", err)
-		}
-		r := &record{row: row, key: key, partition: keygen.PartitionPath(row), pos: i}
-		if precombine >= 0 {
-			if r.ordering = row[precombine]; r.ordering == nil {
-				return nil, nil, in.recordError(i, key, fmt.Errorf("precombine column %q is null", w.cfg.PrecombineField))
+	// Converting rows and computing keys is independent per row: it runs
+	// on every core. Precombining is then a pass in input order.
+	all := make([]record, len(in.Rows))
+	err = parallelChunks(len(in.Rows), w.settings.Parallelism, func(lo, hi int) error {
+		parts := newPartitionCache(keygen)
+		for i := lo; i < hi; i++ {
+			row, err := conv.convertRow(in.Rows[i])
+			if err != nil {
+				return in.recordError(i, "", err)
+			}
+			key, err := keygen.RecordKey(row)
+			if err != nil {
+				return in.recordError(i, "", err)
+			}
+			r := &all[i]
+			*r = record{row: row, key: key, partition: parts.path(row), pos: i}
+			if precombine >= 0 {
+				if r.ordering = row[precombine]; r.ordering == nil {
+					return in.recordError(i, key, fmt.Errorf("precombine column %q is null", w.cfg.PrecombineField))
+				}
+			}
+			if isDeleted >= 0 {
+				if b, ok := row[isDeleted].(bool); ok && b {
+					r.deleted = true
+				}
 			}
 		}
-		if isDeleted >= 0 {
-			if b, ok := row[isDeleted].(bool); ok && b {
-				r.deleted = true
-			}
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	byKey := make(map[string]int, len(all))
+	records := make([]*record, 0, len(all))
+	for i := range all {
+		r := &all[i]
 		// Precombine: of records with one key, the greatest precombine
 		// value wins, and on a tie the later one.
-		if j, dup := byKey[key]; dup {
+		if j, dup := byKey[r.key]; dup {
 			if precombine >= 0 {
 				c, err := compareOrdering(r.ordering, records[j].ordering)
 				if err != nil {
-					return nil, nil, in.recordError(i, key, err)
+					return nil, nil, in.recordError(i, r.key, err)
 				}
 				if c < 0 {
 					continue
@@ -344,10 +358,34 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 			records[j] = r
 			continue
 		}
-		byKey[key] = len(records)
+		byKey[r.key] = len(records)
 		records = append(records, r)
 	}
 	return schema, records, nil
+}
+
+// parallelChunks splits [0, n) into up to workers chunks and runs fn on each
+// concurrently. Of the chunks that fail, the error of the first is returned,
+// so the error names the earliest bad record.
+func parallelChunks(n, workers int, fn func(lo, hi int) error) error {
+	workers = max(min(workers, n/4096), 1)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for c := range workers {
+		lo, hi := n*c/workers, n*(c+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[c] = fn(lo, hi)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // existingTasks returns a task per existing file group the plan changes.

@@ -1,0 +1,119 @@
+package write
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// benchRows is the size of the benchmark table, as the performance targets
+// state them.
+const benchRows = 1_000_000
+
+// BenchmarkParquetGoBaseline writes the trip rows with their five meta
+// columns using parquet-go alone, one zstd file per partition: the baseline
+// bulk-insert is measured against.
+func BenchmarkParquetGoBaseline(b *testing.B) {
+	ts := trips.NewGenerator(1).Inserts(benchRows)
+	schema := tripsSchema().WithMetaFields()
+	ps, err := schema.ParquetSchema()
+	if err != nil {
+		b.Fatal(err)
+	}
+	byPart := map[string][]parquet.Row{}
+	for i, t := range ts {
+		values := append([]any{"20261129000000000", fmt.Sprintf("20261129000000000_0_%d", i), t.UUID, t.PartitionPath, "f.parquet"}, t.Values()...)
+		row, err := schema.AppendRow(nil, values)
+		if err != nil {
+			b.Fatal(err)
+		}
+		byPart[t.PartitionPath] = append(byPart[t.PartitionPath], row)
+	}
+	b.ResetTimer()
+	for range b.N {
+		dir := b.TempDir()
+		fsys, _ := storage.NewLocalFS(dir)
+		for part, rows := range byPart {
+			out, err := fsys.Create(context.Background(), filepath.Base(part)+".parquet")
+			if err != nil {
+				b.Fatal(err)
+			}
+			w := parquet.NewGenericWriter[any](out, ps, parquet.Compression(&parquet.Zstd))
+			if _, err := w.WriteRows(rows); err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+			out.Close()
+		}
+	}
+	b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkBulkInsert loads 1M trips into an empty table.
+func BenchmarkBulkInsert(b *testing.B) {
+	in := tripsInput(trips.NewGenerator(1).Inserts(benchRows))
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		tt := newTripsTable(b, storage.MergeEventTime, Settings{})
+		b.StartTimer()
+		tt.write(OpBulkInsert, in)
+	}
+	b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// benchTable is a 1M-record trips table written once per benchmark.
+func benchTable(b *testing.B) (*testTable, []trips.Trip, *trips.Generator) {
+	b.Helper()
+	gen := trips.NewGenerator(1)
+	all := gen.Inserts(benchRows)
+	tt := newTripsTable(b, storage.MergeEventTime, Settings{})
+	tt.write(OpBulkInsert, tripsInput(all))
+	return tt, all, gen
+}
+
+// BenchmarkUpsert upserts random keys into the 1M-record table, half
+// updates and half inserts.
+func BenchmarkUpsert(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			tt, all, gen := benchTable(b)
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				batch := append(gen.Updates(all, n/2), gen.Inserts(n/2)...)
+				in := tripsInput(batch)
+				b.StartTimer()
+				tt.write(OpUpsert, in)
+			}
+		})
+	}
+}
+
+// BenchmarkDelete deletes 1,000 random keys from the 1M-record table.
+func BenchmarkDelete(b *testing.B) {
+	tt, all, gen := benchTable(b)
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		victims := gen.Updates(all, 1000)
+		in := tripsInput(victims)
+		b.StartTimer()
+		res := tt.write(OpDelete, in)
+		b.StopTimer()
+		// Put them back so that every iteration deletes existing keys.
+		if res.Deleted != 1000 {
+			b.Fatalf("deleted %d, want 1000", res.Deleted)
+		}
+		tt.write(OpInsert, in)
+		b.StartTimer()
+	}
+}
