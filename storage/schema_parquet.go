@@ -198,9 +198,23 @@ var (
 func parquetGroup(t *Type) *groupNode {
 	fields := make([]parquet.Field, len(t.Fields))
 	for i, f := range t.Fields {
-		fields[i] = &fieldNode{Node: parquetField(f.Type), name: f.Name}
+		node := parquetField(f.Type)
+		if dictionaryMetaFields[f.Name] {
+			node = parquet.Encoded(node, &parquet.RLEDictionary)
+		}
+		fields[i] = &fieldNode{Node: node, name: f.Name}
 	}
 	return &groupNode{typ: parquetGroupType, fields: fields}
+}
+
+// dictionaryMetaFields are the meta fields that hold a handful of distinct
+// values per file (one file name, one partition, a few commit times):
+// dictionary encoding shrinks them to almost nothing, and spares the
+// compressor the work of squeezing the same string a million times.
+var dictionaryMetaFields = map[string]bool{
+	MetaCommitTime:    true,
+	MetaPartitionPath: true,
+	MetaFileName:      true,
 }
 
 // parquetField returns the Parquet node of a field or map value of type t:
