@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// benchTripLines returns n JSON lines of six columns, as the Hudi quickstart's
+// trips: uuid, ts, rider, driver, fare and partitionpath.
+func benchTripLines(n int) []byte {
+	var b bytes.Buffer
+	cities := []string{"americas/united_states/san_francisco", "americas/brazil/sao_paulo", "asia/india/chennai"}
+	for i := range n {
+		fmt.Fprintf(&b, `{"uuid":"%08x-4b1c-4c3e-9f0a-%012x","ts":%d,"rider":"rider-%03d","driver":"driver-%03d","fare":%d.%02d,"partitionpath":"%s"}`+"\n",
+			i, i*7919, 1695159649087+int64(i), i%1000, i%997, i%100, i%37, cities[i%len(cities)])
+	}
+	return b.Bytes()
+}
+
+// benchTripTable is the schema of a table the trips were written to.
+func benchTripTable(b *testing.B) *storage.Schema {
+	s, err := storage.ParseSchema([]byte(`{"type":"record","name":"trips_record","namespace":"hoodie.trips","fields":[
+		{"name":"uuid","type":["null","string"],"default":null},
+		{"name":"ts","type":["null","long"],"default":null},
+		{"name":"rider","type":["null","string"],"default":null},
+		{"name":"driver","type":["null","string"],"default":null},
+		{"name":"fare","type":["null","double"],"default":null},
+		{"name":"partitionpath","type":["null","string"],"default":null}]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+func BenchmarkDecodeJSONL(b *testing.B) {
+	const n = 1_000_000
+	data := benchTripLines(n)
+	for _, bc := range []struct {
+		name  string
+		table *storage.Schema
+	}{{"inferred", nil}, {"table", benchTripTable(b)}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				in, err := decodeInput(context.Background(), bytes.NewReader(data), "trips.jsonl", "jsonl", bc.table)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(in.Rows) != n {
+					b.Fatalf("%d rows, want %d", len(in.Rows), n)
+				}
+			}
+		})
+	}
+}

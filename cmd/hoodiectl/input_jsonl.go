@@ -1,0 +1,429 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/write"
+)
+
+// decodeJSONL reads JSON lines: one JSON object per line, blank lines
+// skipped. Members keep their order, which gives the order of the columns.
+func decodeJSONL(ctx context.Context, r io.Reader, name string, table *storage.Schema) (*write.Input, error) {
+	br := newTextReader(ctx, r, 1<<20)
+	d := jsonlDecoder{
+		inf:  storage.NewInferrer(storage.InferOptions{Table: table}),
+		cols: map[string]int{},
+		keys: map[string]string{},
+	}
+	var (
+		lines []int
+		long  []byte
+	)
+	for lineNo := 1; ; lineNo++ {
+		line, readErr := readLine(br, &long)
+		if readErr != nil && readErr != io.EOF {
+			return nil, fmt.Errorf("%s: read line %d: %w", name, lineNo, readErr)
+		}
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			row, err := d.record(line, lineNo)
+			if err == nil {
+				err = d.inf.Add(row)
+			}
+			if err != nil {
+				return nil, recordError(name, lineNo, err)
+			}
+			lines = append(lines, lineNo)
+		}
+		if readErr == io.EOF {
+			return finishInput(name, d.inf, lines)
+		}
+	}
+}
+
+// readLine returns the next line of br with its end of line, or what is left
+// before the end of the input with io.EOF. The line is valid until the next
+// call; long holds the lines longer than br's buffer.
+func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return line, err
+	}
+	*long = append((*long)[:0], line...)
+	for err == bufio.ErrBufferFull {
+		line, err = br.ReadSlice('\n')
+		*long = append(*long, line...)
+	}
+	return *long, err
+}
+
+// jsonlDecoder turns the lines of a JSON lines input into records.
+type jsonlDecoder struct {
+	inf *storage.Inferrer
+	// cols maps member names to column indexes, -1 for meta columns.
+	cols map[string]int
+	// setOn holds the line each column was last set on, to find members
+	// given twice.
+	setOn []int
+	// prev holds the columns of the members of the line before, by
+	// position: lines tend to list the same members in the same order.
+	prev []memberColumn
+	// keys interns the member names of nested objects.
+	keys map[string]string
+	// slab is free memory for rows, which are allocated many at a time.
+	slab []any
+}
+
+// rowsPerSlab is the number of rows of jsonlDecoder.slab.
+const rowsPerSlab = 1024
+
+// record parses line, a JSON object, into the loose values of its columns.
+func (d *jsonlDecoder) record(line []byte, lineNo int) ([]any, error) {
+	p := jsonParser{data: line, keys: d.keys}
+	if line[0] != '{' {
+		return nil, errors.New("the line is not a JSON object")
+	}
+	p.pos++
+	n := len(d.setOn)
+	if len(d.slab) < n {
+		d.slab = make([]any, n*rowsPerSlab)
+	}
+	row := d.slab[:n:n]
+	d.slab = d.slab[n:]
+	if p.skipSpace() == '}' {
+		p.pos++
+	} else {
+		for i := 0; ; i++ {
+			key, err := p.member()
+			if err != nil {
+				return nil, err
+			}
+			col, err := d.column(i, key)
+			if err != nil {
+				return nil, err
+			}
+			v, err := p.value(1)
+			if err != nil {
+				return nil, err
+			}
+			if col >= 0 {
+				if d.setOn[col] == lineNo {
+					return nil, fmt.Errorf("member %q appears twice", key)
+				}
+				d.setOn[col] = lineNo
+				for col >= len(row) {
+					row = append(row, nil)
+				}
+				row[col] = v
+			}
+			done, err := p.next('}')
+			if err != nil {
+				return nil, err
+			}
+			if done {
+				break
+			}
+		}
+	}
+	if p.skipSpace(); p.pos < len(p.data) {
+		return nil, p.unexpected("the end of the line")
+	}
+	return row, nil
+}
+
+// memberColumn is the column of a member name.
+type memberColumn struct {
+	name string
+	col  int
+}
+
+// column returns the column index of member i of a line, named key; -1 for a
+// meta column.
+func (d *jsonlDecoder) column(i int, key []byte) (int, error) {
+	if i < len(d.prev) && d.prev[i].name == string(key) {
+		return d.prev[i].col, nil
+	}
+	col, err := d.lookup(key)
+	if err != nil {
+		return 0, err
+	}
+	if i < len(d.prev) {
+		d.prev[i] = memberColumn{string(key), col}
+	} else if i == len(d.prev) {
+		d.prev = append(d.prev, memberColumn{string(key), col})
+	}
+	return col, nil
+}
+
+// lookup returns the column index of a member name, adding the column if it
+// is new.
+func (d *jsonlDecoder) lookup(key []byte) (int, error) {
+	if col, ok := d.cols[string(key)]; ok {
+		return col, nil
+	}
+	name := string(key)
+	col := -1
+	if !storage.IsMetaField(name) {
+		var err error
+		if col, err = d.inf.Column(name); err != nil {
+			return 0, err
+		}
+		d.setOn = append(d.setOn, 0)
+	}
+	d.cols[name] = col
+	return col, nil
+}
+
+// maxJSONDepth bounds the nesting of arrays and objects.
+const maxJSONDepth = 1000
+
+// maxInternedKeys bounds the member names a jsonParser interns.
+const maxInternedKeys = 10000
+
+// jsonParser parses JSON text into loose values (see storage.CoerceValue):
+// objects keep their members' order, numbers are json.Number.
+type jsonParser struct {
+	data []byte
+	pos  int
+	keys map[string]string // interned member names
+}
+
+// skipSpace skips white space and returns the next byte, 0 at the end.
+func (p *jsonParser) skipSpace() byte {
+	for ; p.pos < len(p.data); p.pos++ {
+		switch c := p.data[p.pos]; c {
+		case ' ', '\t', '\r', '\n':
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
+// unexpected reports the byte at p.pos, or the end of the line, where want
+// should be.
+func (p *jsonParser) unexpected(want string) error {
+	if p.pos >= len(p.data) {
+		return fmt.Errorf("invalid JSON: the line ends where %s should be", want)
+	}
+	r, _ := utf8.DecodeRune(p.data[p.pos:])
+	return fmt.Errorf("invalid JSON at column %d: %s where %s should be",
+		utf8.RuneCount(p.data[:p.pos])+1, strconv.QuoteRune(r), want)
+}
+
+// next reads the ',' or the end byte after a member or an element: done
+// reports the end.
+func (p *jsonParser) next(end byte) (done bool, err error) {
+	switch p.skipSpace() {
+	case ',':
+		p.pos++
+		return false, nil
+	case end:
+		p.pos++
+		return true, nil
+	}
+	return false, p.unexpected(fmt.Sprintf("',' or '%c'", end))
+}
+
+// member reads a member name and its colon.
+func (p *jsonParser) member() ([]byte, error) {
+	if p.skipSpace() != '"' {
+		return nil, p.unexpected("a member name")
+	}
+	key, err := p.str()
+	if err != nil {
+		return nil, err
+	}
+	if p.skipSpace() != ':' {
+		return nil, p.unexpected("':'")
+	}
+	p.pos++
+	return key, nil
+}
+
+// value reads a value at nesting depth.
+func (p *jsonParser) value(depth int) (any, error) {
+	switch c := p.skipSpace(); {
+	case c == '{':
+		return p.object(depth + 1)
+	case c == '[':
+		return p.array(depth + 1)
+	case c == '"':
+		s, err := p.str()
+		return string(s), err
+	case c == '-' || '0' <= c && c <= '9':
+		return p.number()
+	case c == 't':
+		return p.literal("true", true)
+	case c == 'f':
+		return p.literal("false", false)
+	case c == 'n':
+		return p.literal("null", nil)
+	}
+	return nil, p.unexpected("a value")
+}
+
+// literal reads the literal text, whose value is v.
+func (p *jsonParser) literal(text string, v any) (any, error) {
+	rest := p.data[p.pos:]
+	if len(rest) < len(text) || string(rest[:len(text)]) != text {
+		return nil, p.unexpected("a value")
+	}
+	p.pos += len(text)
+	return v, nil
+}
+
+func (p *jsonParser) object(depth int) (any, error) {
+	if depth > maxJSONDepth {
+		return nil, fmt.Errorf("invalid JSON: nested deeper than %d", maxJSONDepth)
+	}
+	p.pos++
+	o := &storage.Object{}
+	if p.skipSpace() == '}' {
+		p.pos++
+		return o, nil
+	}
+	for {
+		key, err := p.member()
+		if err != nil {
+			return nil, err
+		}
+		v, err := p.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		o.Names = append(o.Names, p.intern(key))
+		o.Values = append(o.Values, v)
+		if done, err := p.next('}'); done || err != nil {
+			return o, err
+		}
+	}
+}
+
+// intern returns key as a string, shared by the objects that use it.
+func (p *jsonParser) intern(key []byte) string {
+	if s, ok := p.keys[string(key)]; ok {
+		return s
+	}
+	s := string(key)
+	if len(p.keys) < maxInternedKeys {
+		p.keys[s] = s
+	}
+	return s
+}
+
+func (p *jsonParser) array(depth int) (any, error) {
+	if depth > maxJSONDepth {
+		return nil, fmt.Errorf("invalid JSON: nested deeper than %d", maxJSONDepth)
+	}
+	p.pos++
+	a := []any{}
+	if p.skipSpace() == ']' {
+		p.pos++
+		return a, nil
+	}
+	for {
+		v, err := p.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		if done, err := p.next(']'); done || err != nil {
+			return a, err
+		}
+	}
+}
+
+// strSpecial marks the bytes that end the plain run of a string's content:
+// the quote, the backslash, control characters and non-ASCII bytes.
+var strSpecial = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf
+	}
+	return t
+}()
+
+// str reads a string and returns its content. The content aliases p.data
+// unless the string holds escapes or invalid UTF-8.
+func (p *jsonParser) str() ([]byte, error) {
+	start := p.pos
+	escaped, ascii := false, true
+	for i := start + 1; i < len(p.data); i++ {
+		for i < len(p.data) && !strSpecial[p.data[i]] {
+			i++
+		}
+		if i == len(p.data) {
+			break
+		}
+		switch c := p.data[i]; {
+		case c == '"':
+			p.pos = i + 1
+			content := p.data[start+1 : i]
+			if !escaped && (ascii || utf8.Valid(content)) {
+				return content, nil
+			}
+			// Escapes and invalid UTF-8 (which becomes U+FFFD) are
+			// rare: encoding/json decodes them.
+			var s string
+			if err := json.Unmarshal(p.data[start:p.pos], &s); err != nil {
+				p.pos = start
+				return nil, fmt.Errorf("invalid JSON at column %d: bad escape in string", utf8.RuneCount(p.data[:start])+1)
+			}
+			return []byte(s), nil
+		case c == '\\':
+			escaped = true
+			i++
+		case c < 0x20:
+			p.pos = i
+			return nil, p.unexpected(`'"' or another string character`)
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	p.pos = len(p.data)
+	return nil, p.unexpected(`'"'`)
+}
+
+// number reads a number in JSON syntax.
+func (p *jsonParser) number() (any, error) {
+	start := p.pos
+	digits := func() int {
+		from := p.pos
+		for p.pos < len(p.data) && '0' <= p.data[p.pos] && p.data[p.pos] <= '9' {
+			p.pos++
+		}
+		return p.pos - from
+	}
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '0' {
+		p.pos++
+	} else if digits() == 0 {
+		return nil, p.unexpected("a digit")
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return nil, p.unexpected("a digit")
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return nil, p.unexpected("a digit")
+		}
+	}
+	return json.Number(p.data[start:p.pos]), nil
+}

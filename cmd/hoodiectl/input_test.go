@@ -1,0 +1,518 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/write"
+	"github.com/parquet-go/parquet-go"
+)
+
+// decodeTempFile writes content to a file named name in a temporary folder
+// and decodes the open file.
+func decodeTempFile(t *testing.T, name, format string, content []byte, table *storage.Schema) (*write.Input, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return decodeInput(context.Background(), f, name, format, table)
+}
+
+// nullOr returns a nullable primitive type.
+func nullOr(kind storage.Kind) *storage.Type { return storage.Nullable(storage.Primitive(kind)) }
+
+// recordSchema returns the schema of an input named "record", as without a
+// table.
+func recordSchema(fields ...storage.Field) *storage.Schema {
+	return &storage.Schema{Name: "record", Fields: fields}
+}
+
+func parseAvro(t testing.TB, avroJSON string) *storage.Schema {
+	t.Helper()
+	s, err := storage.ParseSchema([]byte(avroJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// checkDecodedInput compares an input's schema, rows and lines with the
+// wanted ones.
+func checkDecodedInput(t *testing.T, in *write.Input, schema *storage.Schema, rows [][]any, lines []int) {
+	t.Helper()
+	if !in.Schema.Equal(schema) {
+		got, _ := in.Schema.MarshalJSON()
+		want, _ := schema.MarshalJSON()
+		t.Errorf("schema\n got %s\nwant %s", got, want)
+	}
+	if !reflect.DeepEqual(in.Rows, rows) {
+		t.Errorf("rows\n got %#v\nwant %#v", in.Rows, rows)
+	}
+	if !reflect.DeepEqual(in.Lines, lines) {
+		t.Errorf("lines %v, want %v", in.Lines, lines)
+	}
+}
+
+// inputTestTable is a table schema with columns of many types.
+const inputTestTable = `{"type":"record","name":"trips_record","namespace":"hoodie.trips","fields":[
+	{"name":"id","type":["null","int"],"default":null},
+	{"name":"price","type":["null",{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}],"default":null},
+	{"name":"day","type":["null",{"type":"int","logicalType":"date"}],"default":null},
+	{"name":"at","type":["null",{"type":"long","logicalType":"timestamp-micros"}],"default":null},
+	{"name":"raw","type":["null","bytes"],"default":null},
+	{"name":"attrs","type":["null",{"type":"map","values":"string"}],"default":null},
+	{"name":"ok","type":["null","boolean"],"default":null}]}`
+
+func TestDecodeJSONL(t *testing.T) {
+	table := parseAvro(t, inputTestTable)
+	inTable := func(fields ...storage.Field) *storage.Schema {
+		return &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: fields}
+	}
+	tableField := func(name string) storage.Field {
+		f, _ := table.Field(name)
+		return storage.Field{Name: name, Type: f.Type}
+	}
+	at := time.Date(2023, 4, 1, 17, 1, 0, 123456000, time.UTC)
+	longText := strings.Repeat("x", 3<<20)
+	tests := []struct {
+		name    string
+		content string
+		table   *storage.Schema
+		schema  *storage.Schema
+		rows    [][]any
+		lines   []int
+	}{{
+		name:    "columns in first-seen order",
+		content: "\uFEFF{\"b\": 1, \"a\": \"x\"}\r\n\r\n   \n{\"c\": true, \"a\": \"y\", \"b\": 2}",
+		schema:  recordSchema(storage.Field{Name: "b", Type: nullOr(storage.KindLong)}, storage.Field{Name: "a", Type: nullOr(storage.KindString)}, storage.Field{Name: "c", Type: nullOr(storage.KindBoolean)}),
+		rows:    [][]any{{int64(1), "x", nil}, {int64(2), "y", true}},
+		lines:   []int{1, 4},
+	}, {
+		name:    "numbers join",
+		content: "{\"x\": 1}\n{\"x\": 2.5}\n{\"x\": null}\n",
+		schema:  recordSchema(storage.Field{Name: "x", Type: nullOr(storage.KindDouble)}),
+		rows:    [][]any{{1.0}, {2.5}, {nil}},
+		lines:   []int{1, 2, 3},
+	}, {
+		name:    "nested objects and arrays",
+		content: `{"r": {"z": 1, "a": [1, 2]}, "m": {"k": "v"}}` + "\n" + `{"r": {"a": [], "y": {"q": false}}}`,
+		schema: recordSchema(
+			storage.Field{Name: "r", Type: storage.Nullable(&storage.Type{Kind: storage.KindRecord, Name: "r", Namespace: "record", Fields: []storage.Field{
+				{Name: "z", Type: nullOr(storage.KindLong)},
+				{Name: "a", Type: storage.Nullable(storage.ArrayType(nullOr(storage.KindLong)))},
+				{Name: "y", Type: storage.Nullable(&storage.Type{Kind: storage.KindRecord, Name: "y", Namespace: "record.r", Fields: []storage.Field{
+					{Name: "q", Type: nullOr(storage.KindBoolean)}}})},
+			}})},
+			storage.Field{Name: "m", Type: storage.Nullable(&storage.Type{Kind: storage.KindRecord, Name: "m", Namespace: "record", Fields: []storage.Field{
+				{Name: "k", Type: nullOr(storage.KindString)}}})}),
+		rows:  [][]any{{[]any{int64(1), []any{int64(1), int64(2)}, nil}, []any{"v"}}, {[]any{nil, []any{}, []any{false}}, nil}},
+		lines: []int{1, 2},
+	}, {
+		name:    "table types",
+		content: `{"id": 7, "price": 9.5, "day": "2024-01-02", "at": "2023-04-01T17:01:00.123456Z", "raw": "AQI=", "attrs": {"b": "x", "a": "y"}, "ok": "true"}`,
+		table:   table,
+		schema:  inTable(tableField("id"), tableField("price"), tableField("day"), tableField("at"), tableField("raw"), tableField("attrs"), tableField("ok")),
+		rows: [][]any{{int32(7), storage.NewDecimalInt64(950, 2), storage.Date(19724), at, []byte{1, 2},
+			map[string]any{"a": "y", "b": "x"}, true}},
+		lines: []int{1},
+	}, {
+		name:    "values that do not fit the table infer",
+		content: `{"id": 3.5, "day": 19724.5, "ok": "maybe", "new": 1}`,
+		table:   table,
+		schema:  inTable(storage.Field{Name: "id", Type: nullOr(storage.KindDouble)}, storage.Field{Name: "day", Type: nullOr(storage.KindDouble)}, storage.Field{Name: "ok", Type: nullOr(storage.KindString)}, storage.Field{Name: "new", Type: nullOr(storage.KindLong)}),
+		rows:    [][]any{{3.5, 19724.5, "maybe", int64(1)}},
+		lines:   []int{1},
+	}, {
+		name:    "meta columns are dropped",
+		content: `{"_hoodie_commit_time": "20240101000000000", "_hoodie_commit_seqno": "x", "_hoodie_record_key": "1", "_hoodie_partition_path": "", "_hoodie_file_name": "f", "id": 1}`,
+		schema:  recordSchema(storage.Field{Name: "id", Type: nullOr(storage.KindLong)}),
+		rows:    [][]any{{int64(1)}},
+		lines:   []int{1},
+	}, {
+		name:    "escapes and bad UTF-8",
+		content: `{"s": "a\"b\\\u00e9\n\ud83d\ude00", "t": "` + "\xff" + `"}`,
+		schema:  recordSchema(storage.Field{Name: "s", Type: nullOr(storage.KindString)}, storage.Field{Name: "t", Type: nullOr(storage.KindString)}),
+		rows:    [][]any{{"a\"b\\é\n😀", "\uFFFD"}},
+		lines:   []int{1},
+	}, {
+		name:    "a line longer than the buffer",
+		content: `{"s": "` + longText + `"}` + "\n" + `{"s": "short"}`,
+		schema:  recordSchema(storage.Field{Name: "s", Type: nullOr(storage.KindString)}),
+		rows:    [][]any{{longText}, {"short"}},
+		lines:   []int{1, 2},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := decodeTempFile(t, "in.jsonl", "jsonl", []byte(tt.content), tt.table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.Name != "in.jsonl" {
+				t.Errorf("name %q", in.Name)
+			}
+			checkDecodedInput(t, in, tt.schema, tt.rows, tt.lines)
+		})
+	}
+}
+
+func TestDecodeCSV(t *testing.T) {
+	table := parseAvro(t, inputTestTable)
+	tests := []struct {
+		name    string
+		content string
+		table   *storage.Schema
+		schema  *storage.Schema
+		rows    [][]any
+		lines   []int
+	}{{
+		name:    "types inferred from text",
+		content: "\uFEFFid,name,fare,ok,zip\n1,Ann,1.5,true,007\n2,,2,FALSE,10001\n",
+		schema: recordSchema(storage.Field{Name: "id", Type: nullOr(storage.KindLong)}, storage.Field{Name: "name", Type: nullOr(storage.KindString)},
+			storage.Field{Name: "fare", Type: nullOr(storage.KindDouble)}, storage.Field{Name: "ok", Type: nullOr(storage.KindBoolean)},
+			storage.Field{Name: "zip", Type: nullOr(storage.KindString)}),
+		rows:  [][]any{{int64(1), "Ann", 1.5, true, "007"}, {int64(2), nil, 2.0, false, "10001"}},
+		lines: []int{2, 3},
+	}, {
+		name:    "quoted fields over several lines",
+		content: "id,note\r\n1,\"a\r\nb, \"\"c\"\"\"\r\n2,d\r\n",
+		schema:  recordSchema(storage.Field{Name: "id", Type: nullOr(storage.KindLong)}, storage.Field{Name: "note", Type: nullOr(storage.KindString)}),
+		rows:    [][]any{{int64(1), "a\nb, \"c\""}, {int64(2), "d"}},
+		lines:   []int{2, 4},
+	}, {
+		name:    "mixed text is a string",
+		content: "v\n1\nx\n2.5\n",
+		schema:  recordSchema(storage.Field{Name: "v", Type: nullOr(storage.KindString)}),
+		rows:    [][]any{{"1"}, {"x"}, {"2.5"}},
+		lines:   []int{2, 3, 4},
+	}, {
+		name:    "table types",
+		content: "ok,id,day,price,_hoodie_record_key\ntrue,5,2024-01-02,1.5,k\n",
+		table:   table,
+		schema: &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []storage.Field{
+			{Name: "ok", Type: nullOr(storage.KindBoolean)}, {Name: "id", Type: nullOr(storage.KindInt)},
+			{Name: "day", Type: storage.Nullable(storage.DateType())}, {Name: "price", Type: storage.Nullable(storage.DecimalType(10, 2))}}},
+		rows:  [][]any{{true, int32(5), storage.Date(19724), storage.NewDecimalInt64(150, 2)}},
+		lines: []int{2},
+	}, {
+		name:    "text that does not fit the table is a string",
+		content: "id\n5\nfive\n",
+		table:   table,
+		schema:  &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []storage.Field{{Name: "id", Type: nullOr(storage.KindString)}}},
+		rows:    [][]any{{"5"}, {"five"}},
+		lines:   []int{2, 3},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := decodeTempFile(t, "in.csv", "csv", []byte(tt.content), tt.table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkDecodedInput(t, in, tt.schema, tt.rows, tt.lines)
+		})
+	}
+}
+
+// parquetTestRow is a row of a Parquet file that parquet-go writes, without an
+// Avro schema.
+type parquetTestRow struct {
+	ID   int64   `parquet:"id"`
+	Name *string `parquet:"name,optional"`
+	Fare float64 `parquet:"fare"`
+	Tags []int32 `parquet:"tags,list"`
+}
+
+func writeTestParquet(t *testing.T, rows ...parquetTestRow) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := parquet.NewGenericWriter[parquetTestRow](&b)
+	if _, err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// baseFileTestTable is the schema of the Hudi base files the tests write.
+const baseFileTestTable = `{"type":"record","name":"trips_record","namespace":"hoodie.trips","fields":[
+	{"name":"uuid","type":"string"},
+	{"name":"fare","type":["null","double"],"default":null},
+	{"name":"driver","type":["null",{"type":"record","name":"driver","fields":[
+		{"name":"name","type":["null","string"],"default":null},
+		{"name":"since","type":["null",{"type":"int","logicalType":"date"}],"default":null}]}],"default":null}]}`
+
+// writeTestBaseFile writes a Hudi base file of baseFileTestTable holding
+// rows (data columns only) and returns its content.
+func writeTestBaseFile(t *testing.T, rows ...[]any) []byte {
+	t.Helper()
+	ctx := context.Background()
+	fsys, err := storage.NewLocalFS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := storage.NewBaseFileWriter(ctx, fsys, "f.parquet", parseAvro(t, baseFileTestTable), storage.BaseFileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		meta := []any{"20240101000000000", "20240101000000000_0_1", row[0], "", "f.parquet"}
+		if err := w.WriteRow(append(meta, row...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := fsys.ReadFile(ctx, "f.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestDecodeParquet(t *testing.T) {
+	ann := "Ann"
+	plain := writeTestParquet(t, parquetTestRow{ID: 1, Name: &ann, Fare: 1.5, Tags: []int32{1, 2}}, parquetTestRow{ID: 2, Fare: 2})
+	plainSchema := recordSchema(
+		storage.Field{Name: "id", Type: nullOr(storage.KindLong)},
+		storage.Field{Name: "name", Type: nullOr(storage.KindString)},
+		storage.Field{Name: "fare", Type: nullOr(storage.KindDouble)},
+		storage.Field{Name: "tags", Type: storage.Nullable(storage.ArrayType(storage.Primitive(storage.KindInt)))})
+	plainRows := [][]any{{int64(1), "Ann", 1.5, []any{int32(1), int32(2)}}, {int64(2), nil, 2.0, []any{}}}
+
+	base := writeTestBaseFile(t, []any{"a", 1.5, []any{"Bo", storage.Date(19000)}}, []any{"b", nil, nil})
+	table := parseAvro(t, baseFileTestTable)
+	baseSchema := &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []storage.Field{
+		{Name: "uuid", Type: nullOr(storage.KindString)}, table.Fields[1], table.Fields[2]}}
+	baseRows := [][]any{{"a", 1.5, []any{"Bo", storage.Date(19000)}}, {"b", nil, nil}}
+
+	t.Run("plain file", func(t *testing.T) {
+		in, err := decodeTempFile(t, "in.parquet", "parquet", plain, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkDecodedInput(t, in, plainSchema, plainRows, nil)
+	})
+	t.Run("plain standard input", func(t *testing.T) {
+		in, err := decodeInput(context.Background(), bytes.NewReader(plain), "standard input", "parquet", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkDecodedInput(t, in, plainSchema, plainRows, nil)
+	})
+	t.Run("corrupt standard input", func(t *testing.T) {
+		_, err := decodeInput(context.Background(), bytes.NewReader(plain[4:]), "standard input", "parquet", nil)
+		if want := `standard input: storage: open base file "input.parquet": not a readable Parquet file`; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want %s", err, want)
+		}
+	})
+	t.Run("Hudi base file loses its meta columns", func(t *testing.T) {
+		in, err := decodeTempFile(t, "base.parquet", "parquet", base, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkDecodedInput(t, in, baseSchema, baseRows, nil)
+	})
+}
+
+func TestDecodeInputErrors(t *testing.T) {
+	plain := writeTestParquet(t, parquetTestRow{ID: 1})
+	tests := []struct {
+		format  string
+		content []byte
+		want    string
+	}{
+		{"jsonl", []byte("{\"a\": 1}\n{\"a\": }\n"), `in.jsonl: line 2: invalid JSON at column 7: '}' where a value should be`},
+		{"jsonl", []byte("{\"a\": 1}\n\n{\"a\": 2,"), `in.jsonl: line 3: invalid JSON: the line ends where a member name should be`},
+		{"jsonl", []byte(`{"a": "x`), `in.jsonl: line 1: invalid JSON: the line ends where '"' should be`},
+		{"jsonl", []byte(`{"a": tru}`), `line 1: invalid JSON at column 7: 't' where a value should be`},
+		{"jsonl", []byte(`{"a": 01}`), `line 1: invalid JSON at column 8: '1' where ',' or '}' should be`},
+		{"jsonl", []byte(`{"a": "é"} x`), `line 1: invalid JSON at column 12: 'x' where the end of the line should be`},
+		{"jsonl", []byte(`{"a": "\x"}`), `line 1: invalid JSON at column 7: bad escape in string`},
+		{"jsonl", []byte(strings.Repeat("[", 2000)), `line 1: the line is not a JSON object`},
+		{"jsonl", []byte(`{"a": ` + strings.Repeat("[", 2000)), `line 1: invalid JSON: nested deeper than 1000`},
+		{"jsonl", []byte(`[1, 2]`), `in.jsonl: line 1: the line is not a JSON object`},
+		{"jsonl", []byte(`{"a": 1, "a": 2}`), `line 1: member "a" appears twice`},
+		{"jsonl", []byte("{\"a\": 1}\n{\"a\": \"x\"}"), `in.jsonl: line 2: column "a": string here, but long in earlier records`},
+		{"jsonl", []byte(`{"a b": 1}`), `line 1: column "a b": not a valid column name`},
+		{"jsonl", []byte(`{"r": {}}`), `in.jsonl: storage: schema "record": field "r": record "r" has no fields`},
+		{"jsonl", []byte(`{}`), `in.jsonl: storage: the records have no columns`},
+		{"jsonl", nil, `in.jsonl: no records`},
+		{"jsonl", []byte("\n \n"), `in.jsonl: no records`},
+		{"csv", []byte("a,b\n1,2\n3\n"), `in.csv: line 3: the header has 2 fields, this record 1`},
+		{"csv", []byte("a,b\n\"1\n\",2,3\n"), `in.csv: line 2: the header has 2 fields, this record 3`},
+		{"csv", []byte("1,2\n3,4\n"), `in.csv: line 1: column "1": not a valid column name (letters, digits and _, not starting with a digit); is the header line missing?`},
+		{"csv", []byte("a,,c\n1,2,3\n"), `in.csv: line 1: header field 2 is empty; is the header line missing?`},
+		{"csv", []byte("a,a\n1,2\n"), `in.csv: line 1: the header names column "a" twice`},
+		{"csv", []byte("a\nx\"y\n"), `in.csv: line 2: invalid CSV at column 2: bare " in non-quoted-field`},
+		{"csv", nil, `in.csv: no records`},
+		{"csv", []byte("a,b\n"), `in.csv: no records`},
+		{"parquet", []byte("this is not Parquet"), `in.parquet: storage: open base file "in.parquet": not a readable Parquet file: invalid magic header`},
+		{"parquet", plain[:len(plain)-20], `in.parquet: storage: open base file "in.parquet": not a readable Parquet file`},
+		{"parquet", nil, `in.parquet: storage: open base file "in.parquet": not a readable Parquet file`},
+		{"parquet", writeTestParquet(t), `in.parquet: no records`},
+		{"xml", nil, `--format "xml": want jsonl or csv or parquet`},
+	}
+	for _, tt := range tests {
+		_, err := decodeTempFile(t, "in."+tt.format, tt.format, tt.content, nil)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s %.40q: error %v\nwant %s", tt.format, tt.content, err, tt.want)
+		}
+	}
+}
+
+func TestDecodeInputCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, format := range []string{"jsonl", "csv", "parquet"} {
+		_, err := decodeInput(ctx, strings.NewReader("a\n1\n"), "in", format, nil)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: error %v, want context.Canceled", format, err)
+		}
+	}
+}
+
+// checkFuzzedInput checks what a fuzzed input decoded to: rows of the input
+// schema, one line number each, in increasing order.
+func checkFuzzedInput(t *testing.T, in *write.Input) {
+	if err := in.Schema.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Lines) != len(in.Rows) {
+		t.Fatalf("%d lines for %d rows", len(in.Lines), len(in.Rows))
+	}
+	for i, row := range in.Rows {
+		if i > 0 && in.Lines[i] <= in.Lines[i-1] {
+			t.Fatalf("lines out of order: %v", in.Lines)
+		}
+		if len(row) != len(in.Schema.Fields) {
+			t.Fatalf("row %d has %d values for %d columns", i, len(row), len(in.Schema.Fields))
+		}
+		// Parquet's two-level lists cannot hold null elements, which the
+		// types allow; the writer refuses them.
+		if _, err := in.Schema.AppendRow(nil, row); err != nil && !strings.Contains(err.Error(), `[]": null value`) {
+			t.Fatalf("row %d %#v does not fit the schema: %v", i, row, err)
+		}
+	}
+}
+
+func FuzzDecodeJSONL(f *testing.F) {
+	for _, s := range []string{
+		"{\"b\": 1, \"a\": \"x\"}\n\n{\"c\": [true], \"a\": null, \"b\": 2.5}",
+		`{"id": 7, "price": 9.5, "day": "2024-01-02", "at": 1, "raw": "AQI=", "attrs": {"b": "x"}, "ok": "true", "n": {"x": [{"y": null}]}}`,
+		`{"id": "x", "price": 1e3, "attrs": {"a": 1}}`,
+		`{"s": "\u00e9\ud83d\ude00\n", "e": -0.5E+3}`,
+	} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	table := parseAvro(f, inputTestTable)
+	f.Fuzz(func(t *testing.T, data string, withTable bool) {
+		var tab *storage.Schema
+		if withTable {
+			tab = table
+		}
+		in, err := decodeInput(context.Background(), strings.NewReader(data), "in.jsonl", "jsonl", tab)
+		if err != nil {
+			return
+		}
+		checkFuzzedInput(t, in)
+	})
+}
+
+func FuzzDecodeCSV(f *testing.F) {
+	for _, s := range []string{
+		"id,name,fare\n1,Ann,1.5\n2,,x\n",
+		"ok,id,day,price,at,raw,attrs\ntrue,5,2024-01-02,1.5,2024-01-01T00:00:00Z,AQI=,x\n",
+		"a,\"b\nc\"\n\"1\n2\",3\n",
+	} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	table := parseAvro(f, inputTestTable)
+	f.Fuzz(func(t *testing.T, data string, withTable bool) {
+		var tab *storage.Schema
+		if withTable {
+			tab = table
+		}
+		in, err := decodeInput(context.Background(), strings.NewReader(data), "in.csv", "csv", tab)
+		if err != nil {
+			return
+		}
+		checkFuzzedInput(t, in)
+	})
+}
+
+// looseToJSON converts a loose value to what encoding/json decodes the same
+// JSON to (with UseNumber): objects become maps, the last of equal names
+// winning.
+func looseToJSON(v any) any {
+	switch x := v.(type) {
+	case *storage.Object:
+		m := make(map[string]any, len(x.Names))
+		for i, name := range x.Names {
+			m[name] = looseToJSON(x.Values[i])
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = looseToJSON(e)
+		}
+		return out
+	}
+	return v
+}
+
+// FuzzJSONParser checks the JSON parser against encoding/json: both accept
+// the same texts and read the same values.
+func FuzzJSONParser(f *testing.F) {
+	for _, s := range []string{`{"a": [1, -2.5e3, "x\u00e9", true, false, null, {}]}`, `"\ud800"`, `01`, `[1,]`, "\"\xff\"", `{"a":1,"a":2}`, ` 1 `, "0 \x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if strings.ContainsAny(text, "\n") {
+			return // the parser reads one line at a time
+		}
+		p := jsonParser{data: []byte(text), keys: map[string]string{}}
+		got, err := p.value(0)
+		if p.skipSpace(); err == nil && p.pos < len(p.data) {
+			err = p.unexpected("the end")
+		}
+		if err != nil && strings.Contains(err.Error(), "nested deeper") {
+			return
+		}
+		if valid := json.Valid([]byte(text)); valid != (err == nil) {
+			t.Fatalf("parser error %v, encoding/json valid %v", err, valid)
+		}
+		if err != nil {
+			return
+		}
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.UseNumber()
+		var want any
+		if err := dec.Decode(&want); err != nil && err != io.EOF {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(looseToJSON(got), want) {
+			t.Fatalf("parsed %#v, encoding/json %#v", looseToJSON(got), want)
+		}
+	})
+}

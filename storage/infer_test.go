@@ -1,0 +1,696 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"math/big"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// loose parses JSON text into a loose value, keeping the order of members.
+func loose(text string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	v, err := looseValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("text after the value")
+	}
+	return v, nil
+}
+
+func looseValue(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		o := &Object{}
+		for dec.More() {
+			name, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			v, err := looseValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			o.Names, o.Values = append(o.Names, name.(string)), append(o.Values, v)
+		}
+		_, err = dec.Token()
+		return o, err
+	case json.Delim('['):
+		a := []any{}
+		for dec.More() {
+			v, err := looseValue(dec)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		_, err = dec.Token()
+		return a, err
+	}
+	return tok, nil
+}
+
+func mustLoose(t testing.TB, text string) any {
+	t.Helper()
+	v, err := loose(text)
+	if err != nil {
+		t.Fatalf("bad test JSON %s: %v", text, err)
+	}
+	return v
+}
+
+func inferTestSchema(t testing.TB, avroJSON string) *Schema {
+	t.Helper()
+	s, err := ParseSchema([]byte(avroJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// typeString renders a type compactly for test expectations: a "?" suffix
+// for nullable, name{fields} for records, [items] for arrays, map<values>.
+func typeString(t *Type) string {
+	var s string
+	switch {
+	case t.Kind == KindRecord:
+		fields := make([]string, len(t.Fields))
+		for i, f := range t.Fields {
+			fields[i] = f.Name + ":" + typeString(f.Type)
+		}
+		s = t.Name + "{" + strings.Join(fields, ",") + "}"
+	case t.Kind == KindArray:
+		s = "[" + typeString(t.Items) + "]"
+	case t.Kind == KindMap:
+		s = "map<" + typeString(t.Values) + ">"
+	default:
+		s = typeName(t)
+	}
+	if t.Nullable {
+		s += "?"
+	}
+	return s
+}
+
+func schemaString(s *Schema) string {
+	return typeString(s.recordType())
+}
+
+// valuesEqual reports whether two values of the value model are equal, NaN
+// being equal to itself.
+func valuesEqual(a, b any) bool {
+	switch x := a.(type) {
+	case float64:
+		if y, ok := b.(float64); ok && math.IsNaN(x) && math.IsNaN(y) {
+			return true
+		}
+	case float32:
+		if y, ok := b.(float32); ok && x != x && y != y {
+			return true
+		}
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) || (x == nil) != (y == nil) {
+			return false
+		}
+		for i := range x {
+			if !valuesEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			if w, ok := y[k]; !ok || !valuesEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// checkModelRows checks that rows are exactly values of schema s: they
+// encode to Parquet and decode back unchanged. Rows with null array
+// elements, which the types allow but Parquet's two-level lists cannot
+// store, are skipped.
+func checkModelRows(t testing.TB, s *Schema, rows [][]any) {
+	t.Helper()
+	for i, row := range rows {
+		if hasNullElement(row, s.recordType()) {
+			continue
+		}
+		pr, err := s.AppendRow(nil, row)
+		if err != nil {
+			t.Fatalf("row %d %v does not fit the schema: %v", i, row, err)
+		}
+		back, err := s.DecodeRow(pr)
+		if err != nil {
+			t.Fatalf("row %d: decode: %v", i, err)
+		}
+		if !valuesEqual(back, row) {
+			t.Fatalf("row %d is not in the value model:\n got %#v\nback %#v", i, row, back)
+		}
+	}
+}
+
+// hasNullElement reports whether v, a value of type t, holds an array with a
+// null element.
+func hasNullElement(v any, t *Type) bool {
+	switch t.Kind {
+	case KindRecord:
+		values, _ := v.([]any)
+		for i, f := range t.Fields {
+			if i < len(values) && hasNullElement(values[i], f.Type) {
+				return true
+			}
+		}
+	case KindArray:
+		elems, _ := v.([]any)
+		for _, e := range elems {
+			if e == nil || hasNullElement(e, t.Items) {
+				return true
+			}
+		}
+	case KindMap:
+		m, _ := v.(map[string]any)
+		for _, e := range m {
+			if hasNullElement(e, t.Values) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func utcTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		panic(err)
+	}
+	return t.UTC()
+}
+
+func TestCoerceValue(t *testing.T) {
+	record := RecordType("r",
+		Field{Name: "a", Type: Primitive(KindInt)},
+		Field{Name: "b", Type: Nullable(Primitive(KindString))},
+		Field{Name: "items", Type: Nullable(ArrayType(RecordType("item", Field{Name: "q", Type: Primitive(KindInt)})))})
+	bigUnscaled, _ := new(big.Int).SetString("12345678901234567890", 10)
+	tests := []struct {
+		value   string // JSON
+		typ     *Type
+		want    any
+		wantErr string
+	}{
+		{`3`, Primitive(KindInt), int32(3), ""},
+		{`"-3"`, Primitive(KindInt), int32(-3), ""},
+		{`3.0`, Primitive(KindInt), int32(3), ""},
+		{`1e2`, Primitive(KindInt), int32(100), ""},
+		{`3.5`, Primitive(KindInt), nil, `column "c": 3.5 does not fit int: not a whole number`},
+		{`2147483648`, Primitive(KindInt), nil, "out of range"},
+		{`2.147483648e9`, Primitive(KindInt), nil, "out of range"},
+		{`"abc"`, Primitive(KindInt), nil, `"abc" does not fit int: not a number`},
+		{`"+3"`, Primitive(KindInt), nil, "not a number"},
+		{`true`, Primitive(KindInt), nil, "not a number"},
+		{`null`, Primitive(KindInt), nil, "null does not fit int: the column is not nullable"},
+		{`null`, Nullable(Primitive(KindInt)), nil, ""},
+		{`9223372036854775807`, Primitive(KindLong), int64(math.MaxInt64), ""},
+		{`9223372036854775808`, Primitive(KindLong), nil, "out of range"},
+		{`1e20`, Primitive(KindLong), nil, "out of range"},
+		{`1.5`, Primitive(KindFloat), float32(1.5), ""},
+		{`1e39`, Primitive(KindFloat), nil, "out of range"},
+		{`7`, Primitive(KindDouble), float64(7), ""},
+		{`"-Infinity"`, Primitive(KindDouble), math.Inf(-1), ""},
+		{`1e400`, Primitive(KindDouble), nil, "1e400 does not fit double: out of range"},
+		{`"0x10"`, Primitive(KindDouble), nil, "not a number"},
+		{`1.5`, DecimalType(5, 2), NewDecimalInt64(150, 2), ""},
+		{`"123.45"`, DecimalType(5, 2), NewDecimalInt64(12345, 2), ""},
+		{`1.230`, DecimalType(5, 2), NewDecimalInt64(123, 2), ""},
+		{`-7`, DecimalType(5, 2), NewDecimalInt64(-700, 2), ""},
+		{`1234.5`, DecimalType(5, 2), nil, "1234.5 does not fit decimal(5,2): more than 5 digits"},
+		{`1.234`, DecimalType(5, 2), nil, "more than 2 digits after the point"},
+		{`"1,5"`, DecimalType(5, 2), nil, "not a number"},
+		{`12345678901234567890`, FixedDecimalType("f", 9, 20, 0), NewDecimal(bigUnscaled, 0), ""},
+		{`"2024-02-29"`, DateType(), Date(19782), ""},
+		{`19000`, DateType(), Date(19000), ""},
+		{`"2023-02-29"`, DateType(), nil, "not a YYYY-MM-DD date"},
+		{`1.5`, DateType(), nil, "not a whole number"},
+		{`"2023-04-01T17:01:00.123456789Z"`, TimestampMicrosType(), utcTime("2023-04-01T17:01:00.123456Z"), ""},
+		{`"2023-04-01T19:01:00+02:00"`, TimestampMicrosType(), utcTime("2023-04-01T17:01:00Z"), ""},
+		{`"2023-04-01 17:01:00.5"`, TimestampMicrosType(), utcTime("2023-04-01T17:01:00.5Z"), ""},
+		{`1680368460123456`, TimestampMicrosType(), utcTime("2023-04-01T17:01:00.123456Z"), ""},
+		{`1680368460123`, TimestampMillisType(), utcTime("2023-04-01T17:01:00.123Z"), ""},
+		{`"2023-04-01T17:01:00.123456Z"`, TimestampMillisType(), utcTime("2023-04-01T17:01:00.123Z"), ""},
+		{`"yesterday"`, TimestampMillisType(), nil, "not an RFC 3339 timestamp or a number of milliseconds"},
+		{`"aGVsbG8="`, Primitive(KindBytes), []byte("hello"), ""},
+		{`""`, Primitive(KindBytes), []byte{}, ""},
+		{`"!!"`, Primitive(KindBytes), nil, "not base64 text"},
+		{`"AAECAw=="`, FixedType("f", 4), []byte{0, 1, 2, 3}, ""},
+		{`"AAE="`, FixedType("f", 4), nil, "2 bytes, not 4"},
+		{`"x"`, Primitive(KindString), "x", ""},
+		{`5.10`, Primitive(KindString), "5.10", ""},
+		{`true`, Primitive(KindString), "true", ""},
+		{`{}`, Primitive(KindString), nil, "an object does not fit string: not a string"},
+		{`"0b3e5c36-1b5f-4f6e-8c1a-2f0f3f5a9c11"`, UUIDType(), "0b3e5c36-1b5f-4f6e-8c1a-2f0f3f5a9c11", ""},
+		{`"B"`, EnumType("e", "A", "B"), "B", ""},
+		{`"Z"`, EnumType("e", "A", "B"), nil, `"Z" does not fit enum "e": not a symbol of the enum`},
+		{`true`, Primitive(KindBoolean), true, ""},
+		{`"FALSE"`, Primitive(KindBoolean), false, ""},
+		{`"yes"`, Primitive(KindBoolean), nil, "not a boolean"},
+		{`{"a": 1}`, record, []any{int32(1), nil, nil}, ""},
+		{`{"items": [{"q": 2}], "b": "x", "a": 1}`, record, []any{int32(1), "x", []any{[]any{int32(2)}}}, ""},
+		{`{"b": "x"}`, record, nil, `column "c.a": null does not fit int: the field is missing and not nullable`},
+		{`{"a": 1, "z": 2}`, record, nil, `the record has no field "z"`},
+		{`{"a": 1, "a": 2}`, record, nil, `the object has member "a" twice`},
+		{`{"a": 1, "items": [{"q": 1}, {"q": "z"}]}`, record, nil, `column "c.items[1].q": "z" does not fit int`},
+		{`[1, 2]`, ArrayType(Primitive(KindInt)), []any{int32(1), int32(2)}, ""},
+		{`[]`, ArrayType(Primitive(KindInt)), []any{}, ""},
+		{`[1, 2.5]`, ArrayType(Primitive(KindInt)), nil, `column "c[1]": 2.5 does not fit int`},
+		{`{"x": 1}`, MapType(Primitive(KindLong)), map[string]any{"x": int64(1)}, ""},
+		{`{}`, MapType(Primitive(KindLong)), map[string]any{}, ""},
+		{`{"x": "y"}`, MapType(Primitive(KindLong)), nil, `column "c[\"x\"]": "y" does not fit long`},
+		{`[1]`, MapType(Primitive(KindLong)), nil, "an array does not fit map of long: not an object"},
+	}
+	for _, tt := range tests {
+		got, err := CoerceValue(mustLoose(t, tt.value), tt.typ, "c")
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("CoerceValue(%s, %s) = %#v, %v; want error %q", tt.value, typeString(tt.typ), got, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !valuesEqual(got, tt.want) {
+			t.Errorf("CoerceValue(%s, %s) = %#v, %v; want %#v", tt.value, typeString(tt.typ), got, err, tt.want)
+		}
+	}
+}
+
+func TestCoerceValueSpecialFloats(t *testing.T) {
+	for _, s := range []string{"NaN", "nan", "Inf", "+Infinity", "-inf"} {
+		got, err := CoerceValue(s, Primitive(KindFloat), "c")
+		f, ok := got.(float32)
+		if err != nil || !ok || !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) {
+			t.Errorf("CoerceValue(%q, float) = %#v, %v", s, got, err)
+		}
+	}
+}
+
+// inferTable is a table schema exercising every kind of column.
+const inferTable = `{"type":"record","name":"trips_record","namespace":"hoodie.trips","fields":[
+	{"name":"i","type":["null","int"],"default":null},
+	{"name":"l","type":["null","long"],"default":null},
+	{"name":"f","type":["null","float"],"default":null},
+	{"name":"d","type":["null","double"],"default":null},
+	{"name":"s","type":["null","string"],"default":null},
+	{"name":"b","type":["null","boolean"],"default":null},
+	{"name":"price","type":["null",{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}],"default":null},
+	{"name":"day","type":["null",{"type":"int","logicalType":"date"}],"default":null},
+	{"name":"at","type":["null",{"type":"long","logicalType":"timestamp-micros"}],"default":null},
+	{"name":"raw","type":["null","bytes"],"default":null},
+	{"name":"kind","type":["null",{"type":"enum","name":"kind","symbols":["A","B"]}],"default":null},
+	{"name":"m","type":["null",{"type":"map","values":"long"}],"default":null},
+	{"name":"tags","type":["null",{"type":"array","items":"int"}],"default":null},
+	{"name":"r","type":["null",{"type":"record","name":"r","fields":[
+		{"name":"a","type":"int"},{"name":"b","type":"string"}]}],"default":null},
+	{"name":"req","type":"int"}]}`
+
+// inferRecords feeds JSON objects, one a line, to an Inferrer.
+func inferRecords(in *Inferrer, lines ...string) error {
+	for _, line := range lines {
+		v, err := loose(line)
+		if err != nil {
+			return err
+		}
+		o, ok := v.(*Object)
+		if !ok {
+			return errors.New("not an object")
+		}
+		var row []any
+		for i, name := range o.Names {
+			col, err := in.Column(name)
+			if err != nil {
+				return err
+			}
+			for len(row) <= col {
+				row = append(row, nil)
+			}
+			row[col] = o.Values[i]
+		}
+		if err := in.Add(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestInferrer(t *testing.T) {
+	table := inferTestSchema(t, inferTable)
+	tests := []struct {
+		name    string
+		table   *Schema
+		text    bool
+		records []string
+		schema  string
+		rows    [][]any
+		wantErr string
+	}{{
+		name:    "primitives",
+		records: []string{`{"uuid": "a", "ts": 1, "fare": 1.5, "ok": true, "n": null}`},
+		schema:  "record{uuid:string?,ts:long?,fare:double?,ok:boolean?,n:string?}",
+		rows:    [][]any{{"a", int64(1), 1.5, true, nil}},
+	}, {
+		name:    "long and double join to double",
+		records: []string{`{"x": 1}`, `{"x": 2.5}`, `{"x": 12345678901234567890}`},
+		schema:  "record{x:double?}",
+		rows:    [][]any{{1.0}, {2.5}, {12345678901234567890.0}},
+	}, {
+		name:    "first-seen order, absent fields null",
+		records: []string{`{"b": 1, "a": "x"}`, `{"c": false, "a": "y"}`},
+		schema:  "record{b:long?,a:string?,c:boolean?}",
+		rows:    [][]any{{int64(1), "x", nil}, {nil, "y", false}},
+	}, {
+		name:    "nested records merge",
+		records: []string{`{"r": {"x": 1}}`, `{"r": {"y": "s", "x": 2.5}}`, `{"r": null}`},
+		schema:  "record{r:r{x:double?,y:string?}?}",
+		rows:    [][]any{{[]any{1.0, nil}}, {[]any{2.5, "s"}}, {nil}},
+	}, {
+		name:    "arrays",
+		records: []string{`{"a": [1, 2]}`, `{"a": []}`, `{"a": [null, 3.5]}`, `{"e": []}`},
+		schema:  "record{a:[double?]?,e:[string?]?}",
+		rows:    [][]any{{[]any{1.0, 2.0}, nil}, {[]any{}, nil}, {[]any{nil, 3.5}, nil}, {nil, []any{}}},
+	}, {
+		name:    "array of records",
+		records: []string{`{"a": [{"x": 1}, {"y": true}]}`},
+		schema:  "record{a:[a{x:long?,y:boolean?}?]?}",
+		rows:    [][]any{{[]any{[]any{int64(1), nil}, []any{nil, true}}}},
+	}, {
+		name:    "conflict",
+		records: []string{`{"a": 1}`, `{"a": "x"}`},
+		wantErr: `column "a": string here, but long in earlier records`,
+	}, {
+		name:    "nested conflict",
+		records: []string{`{"r": {"x": [1]}}`, `{"r": {"x": [true]}}`},
+		wantErr: `column "r.x[]": boolean here, but long in earlier records`,
+	}, {
+		name:    "conflict in an array",
+		records: []string{`{"a": [1, "x"]}`},
+		wantErr: `column "a[1]": string here, but long in earlier elements`,
+	}, {
+		name:    "bad nested name",
+		records: []string{`{"r": {"a-b": 1}}`},
+		wantErr: `column "r.a-b": not a valid field name`,
+	}, {
+		name:    "bad number",
+		records: []string{`{"x": 1e999}`},
+		wantErr: `column "x": 1e999 is out of the range of a double`,
+	}, {
+		name:    "empty record",
+		records: []string{`{"r": {}}`},
+		wantErr: `record "r" has no fields`,
+	}, {
+		name:    "table types where values fit",
+		table:   table,
+		records: []string{`{"i": 1, "l": 2, "f": 1.5, "d": 3, "s": 4, "b": "true", "price": "9.99", "day": "2024-01-02", "at": "2024-01-02T03:04:05Z", "raw": "AQI=", "kind": "B", "m": {"k": 5}, "tags": [1], "r": {"a": 1, "b": "x"}, "req": 7}`},
+		schema:  `trips_record{i:int?,l:long?,f:float?,d:double?,s:string?,b:boolean?,price:decimal(10,2)?,day:date?,at:timestamp-micros?,raw:bytes?,kind:enum "kind"?,m:map<long>?,tags:[int]?,r:r{a:int,b:string}?,req:int?}`,
+		rows: [][]any{{int32(1), int64(2), float32(1.5), 3.0, "4", true, NewDecimalInt64(999, 2), Date(19724), utcTime("2024-01-02T03:04:05Z"),
+			[]byte{1, 2}, "B", map[string]any{"k": int64(5)}, []any{int32(1)}, []any{int32(1), "x"}, int32(7)}},
+	}, {
+		name:    "table column only null keeps its type",
+		table:   table,
+		records: []string{`{"i": null, "new": null}`},
+		schema:  `trips_record{i:int?,new:string?}`,
+		rows:    [][]any{{nil, nil}},
+	}, {
+		name:    "3.5 in an int column infers double",
+		table:   table,
+		records: []string{`{"i": 3}`, `{"i": 3.5}`, `{"i": 4}`},
+		schema:  `trips_record{i:double?}`,
+		rows:    [][]any{{3.0}, {3.5}, {4.0}},
+	}, {
+		name:    "a large number in an int column infers long",
+		table:   table,
+		records: []string{`{"i": 3}`, `{"i": 3000000000}`},
+		schema:  `trips_record{i:long?}`,
+		rows:    [][]any{{int64(3)}, {int64(3000000000)}},
+	}, {
+		name:    "1e20 in a long column infers double",
+		table:   table,
+		records: []string{`{"l": 1e20}`},
+		schema:  `trips_record{l:double?}`,
+		rows:    [][]any{{1e20}},
+	}, {
+		name:    "a word in an int column infers string",
+		table:   table,
+		records: []string{`{"i": "abc"}`},
+		schema:  `trips_record{i:string?}`,
+		rows:    [][]any{{"abc"}},
+	}, {
+		name:    "a word after numbers in an int column conflicts",
+		table:   table,
+		records: []string{`{"i": 1}`, `{"i": "abc"}`},
+		wantErr: `column "i": string here, but int in earlier records`,
+	}, {
+		name:    "too many decimal places infer double",
+		table:   table,
+		records: []string{`{"price": 1.5}`, `{"price": 1.255}`},
+		schema:  `trips_record{price:double?}`,
+		rows:    [][]any{{1.5}, {1.255}},
+	}, {
+		name:    "a map value that does not fit",
+		table:   table,
+		records: []string{`{"m": {"a": 1, "b": 2.5}}`},
+		schema:  `trips_record{m:map<double>?}`,
+		rows:    [][]any{{map[string]any{"a": 1.0, "b": 2.5}}},
+	}, {
+		name:    "an array element that does not fit",
+		table:   table,
+		records: []string{`{"tags": [1, null, 2.5]}`},
+		schema:  `trips_record{tags:[double?]?}`,
+		rows:    [][]any{{[]any{1.0, nil, 2.5}}},
+	}, {
+		name:    "a nested field that does not fit, and a new one",
+		table:   table,
+		records: []string{`{"r": {"a": 1.5, "b": "x", "c": true}}`, `{"r": {"a": 2, "b": "y"}}`},
+		schema:  `trips_record{r:r{a:double,b:string,c:boolean?}?}`,
+		rows:    [][]any{{[]any{1.5, "x", true}}, {[]any{2.0, "y", nil}}},
+	}, {
+		name:    "a missing non-null nested field",
+		table:   table,
+		records: []string{`{"r": {"a": 1}}`},
+		schema:  `trips_record{r:r{a:int,b:string?}?}`,
+		rows:    [][]any{{[]any{int32(1), nil}}},
+	}, {
+		name:    "nested records are named in the table's namespace",
+		table:   table,
+		records: []string{`{"n": {"x": {"y": 1}}}`},
+		schema:  `trips_record{n:n{x:x{y:long?}?}?}`,
+		rows:    [][]any{{[]any{[]any{int64(1)}}}},
+	}, {
+		name:    "text",
+		text:    true,
+		records: []string{`{"a": "1", "b": "2.5", "c": "true", "d": "x", "e": "007", "f": "1e999"}`, `{"a": "-2", "b": "3", "c": "FALSE", "d": "5"}`},
+		schema:  `record{a:long?,b:double?,c:boolean?,d:string?,e:string?,f:string?}`,
+		rows:    [][]any{{int64(1), 2.5, true, "x", "007", "1e999"}, {int64(-2), 3.0, false, "5", nil, nil}},
+	}, {
+		name:    "text that conflicts is a string",
+		text:    true,
+		records: []string{`{"a": "1.50"}`, `{"a": "x"}`, `{"a": "true"}`},
+		schema:  `record{a:string?}`,
+		rows:    [][]any{{"1.50"}, {"x"}, {"true"}},
+	}, {
+		name:    "text in table columns",
+		table:   table,
+		text:    true,
+		records: []string{`{"i": "5", "price": "1.5", "s": "007", "day": "2024-01-02"}`, `{"i": "abc"}`},
+		schema:  `trips_record{i:string?,price:decimal(10,2)?,s:string?,day:date?}`,
+		rows:    [][]any{{"5", NewDecimalInt64(150, 2), "007", Date(19724)}, {"abc", nil, nil, nil}},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := NewInferrer(InferOptions{Table: tt.table, Text: tt.text})
+			err := inferRecords(in, tt.records...)
+			var s *Schema
+			var rows [][]any
+			if err == nil {
+				s, rows, err = in.Finish()
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := schemaString(s); got != tt.schema {
+				t.Errorf("schema\n got %s\nwant %s", got, tt.schema)
+			}
+			if !valuesEqual(rowsAsValues(rows), rowsAsValues(tt.rows)) {
+				t.Errorf("rows\n got %#v\nwant %#v", rows, tt.rows)
+			}
+			checkModelRows(t, s, rows)
+		})
+	}
+}
+
+func rowsAsValues(rows [][]any) []any {
+	out := make([]any, len(rows))
+	for i, r := range rows {
+		out[i] = r
+	}
+	return out
+}
+
+func TestInferrerNames(t *testing.T) {
+	in := NewInferrer(InferOptions{Table: inferTestSchema(t, inferTable)})
+	if err := inferRecords(in, `{"n": {"x": {"y": 1}}}`); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := in.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.FullName() != "hoodie.trips.trips_record" {
+		t.Errorf("schema named %q", s.FullName())
+	}
+	n := s.Fields[0].Type
+	x := n.Fields[0].Type
+	if got := fullName(n.Name, n.Namespace, ""); got != "hoodie.trips.trips_record.n" {
+		t.Errorf("record n named %q", got)
+	}
+	if got := fullName(x.Name, x.Namespace, ""); got != "hoodie.trips.trips_record.n.x" {
+		t.Errorf("record x named %q", got)
+	}
+	if _, err := NewInferrer(InferOptions{}).Column("a b"); err == nil || !strings.Contains(err.Error(), `column "a b": not a valid column name`) {
+		t.Errorf("Column(\"a b\") error %v", err)
+	}
+}
+
+func TestInferrerAddErrorLeavesItUnchanged(t *testing.T) {
+	in := NewInferrer(InferOptions{})
+	if err := inferRecords(in, `{"a": 1, "b": "x"}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := inferRecords(in, `{"a": 2.5, "b": 3}`); err == nil {
+		t.Fatal("no conflict")
+	}
+	s, rows, err := in.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := schemaString(s); got != "record{a:long?,b:string?}" || len(rows) != 1 {
+		t.Errorf("after a failed Add: schema %s, %d rows", got, len(rows))
+	}
+}
+
+// fuzzTypes are the types FuzzCoerceValue coerces to.
+var fuzzTypes = []*Type{
+	Primitive(KindBoolean), Primitive(KindInt), Primitive(KindLong), Primitive(KindFloat), Primitive(KindDouble),
+	Primitive(KindString), Primitive(KindBytes), FixedType("f", 3), EnumType("e", "A", "B"), UUIDType(),
+	DecimalType(9, 3), FixedDecimalType("fd", 16, 38, 10), DateType(), TimestampMicrosType(), TimestampMillisType(),
+	ArrayType(Nullable(Primitive(KindInt))), MapType(DecimalType(5, 1)),
+	RecordType("r", Field{Name: "a", Type: Primitive(KindLong)}, Field{Name: "b", Type: Nullable(ArrayType(Primitive(KindDouble)))}),
+}
+
+func FuzzCoerceValue(f *testing.F) {
+	for _, s := range []string{`1`, `-1.5e3`, `"2024-01-01"`, `"2024-01-01T00:00:00.1234567Z"`, `"AAEC"`, `true`, `null`,
+		`[1, null]`, `{"x": 1.5}`, `{"a": 1, "b": [1, 2]}`, `"NaN"`, `1e400`, `"1e-400"`, `99999999999999999999999999999`} {
+		for i := range fuzzTypes {
+			f.Add(s, uint8(i))
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string, which uint8) {
+		v, err := loose(text)
+		if err != nil {
+			return
+		}
+		typ := fuzzTypes[int(which)%len(fuzzTypes)]
+		got, err := CoerceValue(v, typ, "c")
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error")
+			}
+			return
+		}
+		checkModelRows(t, &Schema{Name: "row", Fields: []Field{{Name: "c", Type: typ}}}, [][]any{{got}})
+	})
+}
+
+func FuzzInferrer(f *testing.F) {
+	for _, s := range []string{
+		`{"i": 1, "l": 2, "f": 1.5, "price": "9.99", "day": "2024-01-02", "at": 5, "m": {"k": 5}, "tags": [1], "r": {"a": 1, "b": "x"}, "req": 1}`,
+		"{\"i\": 3.5, \"x\": [1, 2.5]}\n{\"i\": 1, \"x\": []}",
+		"{\"r\": {\"a\": 1.5, \"c\": {\"d\": null}}}\n{\"r\": null, \"n\": {\"a\": [{\"b\": 1}]}}",
+		"{\"a\": \"1\", \"b\": \"x\"}\n{\"a\": \"2.5\", \"b\": \"true\"}",
+		`{"kind": "C", "raw": "!", "at": "2024-01-01 00:00:00"}`,
+	} {
+		f.Add(s, false, false)
+		f.Add(s, true, true)
+	}
+	table := inferTestSchema(f, inferTable)
+	f.Fuzz(func(t *testing.T, data string, withTable, text bool) {
+		opts := InferOptions{Text: text}
+		if withTable {
+			opts.Table = table
+		}
+		in := NewInferrer(opts)
+		for line := range strings.SplitSeq(data, "\n") {
+			// Errors are fine: the records are then left out.
+			inferRecords(in, line)
+		}
+		s, rows, err := in.Finish()
+		if err != nil {
+			return
+		}
+		if len(rows) != in.Len() {
+			t.Fatalf("%d rows for %d records", len(rows), in.Len())
+		}
+		for _, f := range s.Fields {
+			if !f.Type.Nullable {
+				t.Fatalf("column %s is not nullable", f.Name)
+			}
+		}
+		checkModelRows(t, s, rows)
+		if _, err := s.MarshalJSON(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestScanNumber(t *testing.T) {
+	for _, tt := range []struct {
+		s         string
+		ok, whole bool
+	}{
+		{"0", true, true}, {"-12", true, true}, {"1.5", true, false}, {"1e5", true, false}, {"-0.0E-0", true, false},
+		{"", false, false}, {"-", false, false}, {"01", false, true}, {"1.", false, false}, {".5", false, false},
+		{"+1", false, false}, {"1e", false, false}, {"0x1", false, true}, {"NaN", false, false}, {"1 ", false, true},
+	} {
+		ok, whole := scanNumber(tt.s)
+		if ok != tt.ok || ok && whole != tt.whole {
+			t.Errorf("scanNumber(%q) = %v, %v; want %v, %v", tt.s, ok, whole, tt.ok, tt.whole)
+		}
+		if ok != json.Valid([]byte(tt.s)) && !bytes.ContainsAny([]byte(tt.s), " ") {
+			t.Errorf("scanNumber(%q) disagrees with encoding/json", tt.s)
+		}
+	}
+}
