@@ -1,6 +1,3 @@
-// Package read is what a reader of a Hoodie table sees: the file-system view
-// of the table as of an instant, and the snapshot, time-travel and
-// incremental scans built on it.
 package read
 
 import (

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hoodie-dev/hoodie/read"
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
+)
+
+func newReadCommand(io streams) *cobra.Command {
+	var (
+		opts            read.Options
+		columns, format string
+	)
+	cmd := &cobra.Command{
+		Use:   "read TABLE [--as-of INSTANT] [--begin INSTANT [--end INSTANT]] [--columns C1,C2] [--where EXPR] [--format jsonl|csv|table]",
+		Short: "Print records: the latest snapshot, as of an instant, or changed since one",
+		Long: `read prints the records of the table, one per line: the latest snapshot, or
+with --as-of the snapshot after the last commit at or before INSTANT (time
+travel; an instant before the first commit prints nothing), or with --begin
+the records of the snapshot as of --end (default: the latest commit) whose
+_hoodie_commit_time lies in (begin, end] (incremental).
+
+An INSTANT is yyyyMMddHHmmssSSS, yyyyMMddHHmmss, "yyyy-MM-dd HH:mm:ss[.SSS]"
+or yyyy-MM-dd, in UTC; --begin 000 starts before the first commit.
+
+--columns picks columns by name, in order; a field of a record column is named
+with dots (structField.field2). By default the five Hudi meta columns come
+first, then every column of the table.
+
+--where keeps the records an expression is true for:
+  comparisons of a column with a literal: = != <> < <= > >=
+  col [NOT] IN (lit, ...), col IS [NOT] NULL, AND, OR, NOT, parentheses
+  literals: numbers, 'strings' ('' for a quote), TRUE, FALSE; dates and
+  timestamps as strings ('2023-04-01', '2023-04-01 17:01:00')
+Partitions, files and row groups the expression rules out are not read.
+
+Output (--format): jsonl, one JSON object per record (the default): integers
+and floats as numbers, decimals as strings holding the exact decimal, dates
+"YYYY-MM-DD", timestamps RFC 3339 in UTC with the fraction of their unit
+unless a whole second, binary as base64, records and maps as objects, arrays
+as arrays. csv: a header, then the same values unquoted, records, maps and
+arrays as JSON text, null as an empty cell. table: aligned columns for people.
+
+Exit status: 2 for a wrong command line, 3 for a missing table, an unknown
+column, a filter that does not parse, a bad instant or an unreadable file.`,
+		Example: `  hoodiectl read /tmp/trips
+  hoodiectl read /tmp/trips --as-of "2024-04-18 17:35:51" --format table
+  hoodiectl read /tmp/trips --begin 20240418173550988 --columns uuid,fare
+  hoodiectl read /tmp/trips --where "partitionpath = 'asia/india/chennai' AND fare > 50" --format csv`,
+		Args: exactArgs(1, "TABLE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format, "jsonl", "csv", "table"); err != nil {
+				return err
+			}
+			switch {
+			case opts.End != "" && opts.Begin == "":
+				return usagef("--end needs --begin")
+			case opts.AsOf != "" && opts.Begin != "":
+				return usagef("--as-of cannot be combined with --begin: an incremental read is as of its --end")
+			}
+			opts.Columns = splitColumns(columns)
+			scan, err := openScan(cmd.Context(), args[0], opts)
+			if err != nil {
+				return err
+			}
+			defer scan.Close()
+			if err := writeRecords(cmd.Context(), io.out, scan, format); err != nil {
+				return fmt.Errorf("read %s: %w", args[0], err)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.AsOf, "as-of", "", "read the snapshot as of this instant (time travel)")
+	f.StringVar(&opts.Begin, "begin", "", "read the records committed after this instant (incremental)")
+	f.StringVar(&opts.End, "end", "", "with --begin: up to and including this instant (default: the latest commit)")
+	f.StringVar(&columns, "columns", "", "comma-separated columns to print (default: all, meta columns first)")
+	f.StringVar(&opts.Where, "where", "", "print only the records this expression is true for")
+	f.StringVar(&format, "format", "jsonl", "output format: jsonl, csv or table")
+	return cmd
+}
+
+// openScan opens a scan of the table at path.
+func openScan(ctx context.Context, path string, opts read.Options) (*read.Scan, error) {
+	fsys, cfg, err := openTable(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	tl, err := timeline.Load(ctx, fsys)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", path, err)
+	}
+	scan, err := read.NewScan(ctx, fsys, cfg, tl, opts)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return scan, nil
+}
+
+// writeRecords prints the scan's records in format.
+func writeRecords(ctx context.Context, w io.Writer, scan *read.Scan, format string) error {
+	fields := scan.Schema().Fields
+	var (
+		emit  func(b *read.Batch, i int) error
+		flush func() error
+	)
+	switch format {
+	case "jsonl":
+		bw := bufio.NewWriterSize(w, 64<<10)
+		keys := make([][]byte, len(fields)) // `{"name":` and `,"name":`
+		for i, f := range fields {
+			sep := byte(',')
+			if i == 0 {
+				sep = '{'
+			}
+			keys[i] = append(appendJSONString([]byte{sep}, f.Name), ':')
+		}
+		var line []byte
+		emit = func(b *read.Batch, i int) error {
+			line = line[:0]
+			for c, f := range fields {
+				line = append(line, keys[c]...)
+				line = appendJSONValue(line, f.Type, b.Column(c).Value(i))
+			}
+			if len(fields) == 0 {
+				line = append(line, '{')
+			}
+			line = append(line, '}', '\n')
+			_, err := bw.Write(line)
+			return err
+		}
+		flush = bw.Flush
+	case "csv":
+		cw := csv.NewWriter(w)
+		header := make([]string, len(fields))
+		for i, f := range fields {
+			header[i] = f.Name
+		}
+		if err := cw.Write(header); err != nil {
+			return err
+		}
+		emit = func(b *read.Batch, i int) error {
+			return cw.Write(rowCells(b, i, fields, func(t *storage.Type, v any) string { return cellText(t, v, "") }))
+		}
+		flush = func() error {
+			cw.Flush()
+			return cw.Error()
+		}
+	default: // table
+		var rows [][]string
+		emit = func(b *read.Batch, i int) error {
+			rows = append(rows, rowCells(b, i, fields, tableCell))
+			return nil
+		}
+		flush = func() error {
+			header := make([]string, len(fields))
+			for i, f := range fields {
+				header[i] = f.Name
+			}
+			return writeTable(w, header, rows)
+		}
+	}
+	for {
+		b, err := scan.NextBatch(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		for i := range b.Len() {
+			if err := emit(b, i); err != nil {
+				return fmt.Errorf("write output: %w", err)
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// rowCells returns the cells of record i of b.
+func rowCells(b *read.Batch, i int, fields []storage.Field, cell func(*storage.Type, any) string) []string {
+	cells := make([]string, len(fields))
+	for c, f := range fields {
+		cells[c] = cell(f.Type, b.Column(c).Value(i))
+	}
+	return cells
+}

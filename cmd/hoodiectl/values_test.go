@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+func TestValueFormats(t *testing.T) {
+	str := storage.Primitive(storage.KindString)
+	micros := storage.TimestampMicrosType()
+	millis := storage.TimestampMillisType()
+	ts := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	rec := storage.RecordType("r", storage.Field{Name: "a", Type: storage.Primitive(storage.KindInt)}, storage.Field{Name: "b", Type: micros})
+	tests := []struct {
+		name     string
+		typ      *storage.Type
+		v        any
+		json     string
+		csv      string
+		tableOut string
+	}{
+		{"null", str, nil, `null`, ``, `NULL`},
+		{"bool", storage.Primitive(storage.KindBoolean), true, `true`, `true`, `true`},
+		{"int", storage.Primitive(storage.KindInt), int32(-7), `-7`, `-7`, `-7`},
+		{"long", storage.Primitive(storage.KindLong), int64(math.MaxInt64), `9223372036854775807`, `9223372036854775807`, `9223372036854775807`},
+		{"float", storage.Primitive(storage.KindFloat), float32(0.1), `0.1`, `0.1`, `0.1`},
+		{"double", storage.Primitive(storage.KindDouble), 3.14159, `3.14159`, `3.14159`, `3.14159`},
+		{"double integral", storage.Primitive(storage.KindDouble), 2.0, `2`, `2`, `2`},
+		{"double tiny", storage.Primitive(storage.KindDouble), 1e-7, `1e-7`, `1e-7`, `1e-7`},
+		{"double huge", storage.Primitive(storage.KindDouble), 1e21, `1e+21`, `1e+21`, `1e+21`},
+		{"NaN", storage.Primitive(storage.KindDouble), math.NaN(), `"NaN"`, `NaN`, `NaN`},
+		{"-Inf", storage.Primitive(storage.KindFloat), float32(math.Inf(-1)), `"-Infinity"`, `-Infinity`, `-Infinity`},
+		{"decimal", storage.DecimalType(10, 5), storage.NewDecimalInt64(1234567890, 5), `"12345.67890"`, `12345.67890`, `12345.67890`},
+		{"big decimal", storage.DecimalType(38, 2), storage.NewDecimal(new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil), 2), `"10000000000000000000000000000.00"`, `10000000000000000000000000000.00`, `10000000000000000000000000000.00`},
+		{"negative decimal", storage.DecimalType(5, 3), storage.NewDecimalInt64(-5, 3), `"-0.005"`, `-0.005`, `-0.005`},
+		{"date", storage.DateType(), storage.Date(19448), `"2023-04-01"`, `2023-04-01`, `2023-04-01`},
+		{"old date", storage.DateType(), storage.Date(-1), `"1969-12-31"`, `1969-12-31`, `1969-12-31`},
+		{"micros whole", micros, ts("2023-04-01T17:01:00Z"), `"2023-04-01T17:01:00Z"`, `2023-04-01T17:01:00Z`, `2023-04-01T17:01:00Z`},
+		{"micros", micros, ts("2023-04-01T17:01:00.123456Z"), `"2023-04-01T17:01:00.123456Z"`, `2023-04-01T17:01:00.123456Z`, `2023-04-01T17:01:00.123456Z`},
+		{"micros keeps zeros", micros, ts("2023-04-01T17:01:00.12Z"), `"2023-04-01T17:01:00.120000Z"`, `2023-04-01T17:01:00.120000Z`, `2023-04-01T17:01:00.120000Z`},
+		{"millis", millis, ts("2023-04-01T17:01:00.5Z"), `"2023-04-01T17:01:00.500Z"`, `2023-04-01T17:01:00.500Z`, `2023-04-01T17:01:00.500Z`},
+		{"before 1970", micros, ts("1969-12-31T23:59:59.999999Z"), `"1969-12-31T23:59:59.999999Z"`, `1969-12-31T23:59:59.999999Z`, `1969-12-31T23:59:59.999999Z`},
+		{"string", str, "a \"q\"\n\t<é>\x01", `"a \"q\"\n\t<é>\u0001"`, "a \"q\"\n\t<é>\x01", `a "q"\n\t<é>\x01`},
+		{"invalid utf-8", str, "a\xffb\u2028", `"a\ufffdb\u2028"`, "a\xffb\u2028", "a\xffb\u2028"},
+		{"enum", storage.EnumType("e", "RED"), "RED", `"RED"`, `RED`, `RED`},
+		{"uuid", storage.UUIDType(), "0e7a6b64-0000-4000-8000-000000000001", `"0e7a6b64-0000-4000-8000-000000000001"`, `0e7a6b64-0000-4000-8000-000000000001`, `0e7a6b64-0000-4000-8000-000000000001`},
+		{"bytes", storage.Primitive(storage.KindBytes), []byte("binary data"), `"YmluYXJ5IGRhdGE="`, `YmluYXJ5IGRhdGE=`, `YmluYXJ5IGRhdGE=`},
+		{"fixed", storage.FixedType("f", 2), []byte{0xff, 0}, `"/wA="`, `/wA=`, `/wA=`},
+		{"array", storage.ArrayType(storage.Nullable(millis)), []any{ts("2023-04-01T17:01:00.25Z"), nil}, `["2023-04-01T17:01:00.250Z",null]`, `["2023-04-01T17:01:00.250Z",null]`, `["2023-04-01T17:01:00.250Z",null]`},
+		{"empty array", storage.ArrayType(str), []any{}, `[]`, `[]`, `[]`},
+		{"map", storage.MapType(storage.DecimalType(4, 1)), map[string]any{"b": storage.NewDecimalInt64(15, 1), "a": nil}, `{"a":null,"b":"1.5"}`, `{"a":null,"b":"1.5"}`, `{"a":null,"b":"1.5"}`},
+		{"record", rec, []any{int32(1), ts("2023-04-01T17:01:00.000001Z")}, `{"a":1,"b":"2023-04-01T17:01:00.000001Z"}`, `{"a":1,"b":"2023-04-01T17:01:00.000001Z"}`, `{"a":1,"b":"2023-04-01T17:01:00.000001Z"}`},
+	}
+	for _, tt := range tests {
+		if got := string(appendJSONValue(nil, tt.typ, tt.v)); got != tt.json {
+			t.Errorf("%s: JSON %s, want %s", tt.name, got, tt.json)
+		} else if !json.Valid([]byte(got)) {
+			t.Errorf("%s: %s is not valid JSON", tt.name, got)
+		}
+		if got := cellText(tt.typ, tt.v, ""); got != tt.csv {
+			t.Errorf("%s: csv cell %q, want %q", tt.name, got, tt.csv)
+		}
+		if got := tableCell(tt.typ, tt.v); got != tt.tableOut {
+			t.Errorf("%s: table cell %q, want %q", tt.name, got, tt.tableOut)
+		}
+	}
+}
+
+// TestJSONStringMatchesEncodingJSON checks appendJSONString against
+// encoding/json (HTML escaping aside) on awkward strings.
+func TestJSONStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", "\x00\x1f\x7f", `\"`, "\u2028\u2029", "\xff\xfe", "日本語", "a\u00e9\U0001F600"} {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Errorf("%q: %s, want %s", s, got, want)
+		}
+	}
+}

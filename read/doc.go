@@ -1,0 +1,86 @@
+// Package read is what a reader of a Hoodie table sees: the file-system view
+// of the table as of an instant (LoadView), and the snapshot, time-travel and
+// incremental scans built on it (NewScan).
+//
+// # Scans
+//
+// A Scan reads the records of a table given its file system, configuration
+// and timeline:
+//
+//	tl, _ := timeline.Load(ctx, fsys)
+//	cfg, _ := storage.LoadTableConfig(ctx, fsys)
+//	scan, err := read.NewScan(ctx, fsys, cfg, tl, read.Options{
+//		AsOf:    "2024-04-18 17:35:51",        // time travel; "" for the latest
+//		Columns: []string{"id", "structField.field2"},
+//		Where:   "byteField >= 10 AND name != 'Alice'",
+//	})
+//	defer scan.Close()
+//	for {
+//		b, err := scan.NextBatch(ctx) // or scan.Next(ctx) for one []any row
+//		if err == io.EOF {
+//			break
+//		}
+//		ids := b.Column(0).Int32s() // typed, columnar
+//		...
+//	}
+//
+// What a scan reads (Options):
+//
+//   - The latest snapshot: the newest file slice of every live file group.
+//   - As of an instant (AsOf, any form of timeline.ParseInstantOrTime): the
+//     table after the last completed commit at or before it. Before the
+//     first commit there are no records, and no error.
+//   - Incremental (Begin, End): the records of the snapshot as of End
+//     (default: the latest commit) whose _hoodie_commit_time lies in
+//     (Begin, End]. Files whose instant is at or before Begin are not read.
+//   - Columns: the five Hudi meta columns, then the table's columns, unless
+//     Options.Columns names some, top-level or nested in records
+//     ("structField.field2"). Unknown names are an *UnknownColumnError.
+//   - A filter (Where) in the language ParseFilter documents.
+//
+// The schema of the records is the table schema as of the snapshot (the
+// writer's schema in the last commit's metadata, else
+// hoodie.table.create.schema). Files written under an older schema are read
+// into it: a column a file lacks is null, a column stored narrower (int for
+// long, float for double, a decimal of smaller scale) is widened.
+//
+// # Values
+//
+// A Batch holds up to Options.BatchSize records column by column in Vectors
+// of typed slices (Int32s, Int64s, Float64s, Bytes, Decimals...), decoded
+// straight from Parquet pages, dictionaries included, without building rows.
+// Records, arrays and maps are assembled from their leaf columns' levels.
+// Vector.Value and Batch.Row give values in the storage value model
+// (storage/value.go). Timestamps of both units are held in microseconds.
+//
+// # Pruning
+//
+// A filter is evaluated in SQL's three-valued logic: a comparison with null
+// is unknown, and only records for which the filter is true are returned.
+// Before any row is read, the filter rules out, in turn:
+//
+//   - partitions, from the partition columns' values in partition paths
+//     (storage.ParsePartitionPath; hive-style or not; the default partition
+//     __HIVE_DEFAULT_PARTITION__ holds nulls, and for string columns also
+//     empty strings). Only tables whose key generator writes the values
+//     themselves (simple, complex, non-partitioned) are pruned this way;
+//   - files, by the record-key range and bloom filter of their footers, for
+//     comparisons of _hoodie_record_key, or of a single record-key column of
+//     a simple key generator, with = and IN;
+//   - row groups, by the min, max and null count statistics of their column
+//     chunks (floating-point columns allow for NaN, which statistics leave
+//     out).
+//
+// Stats counts the files and row groups read and skipped.
+//
+// # Tables without meta fields
+//
+// With hoodie.populate.meta.fields=false, or for a file without the meta
+// columns, the meta columns that the file determines are computed:
+// _hoodie_partition_path and _hoodie_file_name from the file, and
+// _hoodie_commit_time as the instant of the file, which is the latest time
+// its records could have been written (records an update carried over keep
+// no older time, so an incremental scan of such a table may return
+// unchanged records of rewritten files). _hoodie_record_key and
+// _hoodie_commit_seqno are null (as stored, when the file has the columns).
+package read

@@ -1,0 +1,129 @@
+package read
+
+import (
+	"encoding/base64"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// partitioning reads column values back from partition paths.
+type partitioning struct {
+	fields    []string
+	hiveStyle bool
+	urlEncode bool
+	// exact is true when a partition folder holds its column's value as
+	// text, as Hudi's simple and complex key generators (and Hoodie) write
+	// it; other key generators (timestamp-based, custom) transform values,
+	// so their folders say nothing certain about the columns.
+	exact bool
+}
+
+// exactKeyGenerators are the key generators whose partition folders hold
+// the partition columns' values.
+var exactKeyGenerators = map[string]bool{
+	"":                                 true,
+	storage.SimpleKeyGenerator:         true,
+	storage.ComplexKeyGenerator:        true,
+	storage.NonpartitionedKeyGenerator: true,
+	"org.apache.hudi.keygen.SimpleAvroKeyGenerator":  true,
+	"org.apache.hudi.keygen.ComplexAvroKeyGenerator": true,
+}
+
+func newPartitioning(cfg *storage.TableConfig) partitioning {
+	return partitioning{
+		fields:    cfg.PartitionFields,
+		hiveStyle: cfg.HiveStylePartitioning,
+		urlEncode: cfg.URLEncodePartitioning,
+		exact:     exactKeyGenerators[cfg.KeyGeneratorClass],
+	}
+}
+
+// constants returns, for each column of cols that is a partition column,
+// its value in the files of partition as a one-value vector; nil where the
+// value is not known. The default partition (__HIVE_DEFAULT_PARTITION__)
+// holds nulls, and for string columns also empty strings, so it gives no
+// value for them.
+func (p partitioning) constants(partition string, cols []readCol) []*Vector {
+	if !p.exact || len(p.fields) == 0 {
+		return nil
+	}
+	values, err := storage.ParsePartitionPath(partition, p.fields, p.hiveStyle)
+	if err != nil {
+		return nil
+	}
+	folders := strings.Split(partition, "/")
+	out := make([]*Vector, len(cols))
+	for i, c := range cols {
+		for j, f := range p.fields {
+			if c.name != f {
+				continue
+			}
+			// A folder written unencoded may hold a '%' of the value itself,
+			// which ParsePartitionPath took for an escape.
+			if !p.urlEncode && strings.Contains(folders[j], "%") {
+				continue
+			}
+			v, ok := partitionValue(c.typ, values[j])
+			if !ok {
+				continue
+			}
+			vec := newVector(c.typ)
+			if vec.appendValue(v) == nil {
+				out[i] = vec
+			}
+		}
+	}
+	return out
+}
+
+// partitionValue converts a partition folder's value to a value of type t,
+// as the key generators render values (see write.KeyGenerator).
+func partitionValue(t *storage.Type, s string) (any, bool) {
+	if s == storage.DefaultPartitionValue {
+		return nil, !isText(t) && t.Logical != storage.LogicalUUID
+	}
+	var v any
+	var err error
+	switch {
+	case t.Logical == storage.LogicalDecimal:
+		var d storage.Decimal
+		if d, err = storage.ParseDecimal(s); err == nil {
+			v, err = d.Rescale(t.Scale)
+		}
+	case t.Logical == storage.LogicalDate:
+		v, err = storage.ParseDate(s)
+	case isTimestamp(t):
+		var ts time.Time
+		if ts, err = time.Parse(time.RFC3339Nano, s); err == nil {
+			unit := time.Microsecond
+			if t.Logical == storage.LogicalTimestampMillis {
+				unit = time.Millisecond
+			}
+			v = ts.UTC().Truncate(unit)
+		}
+	case t.Kind == storage.KindBoolean:
+		v, err = strconv.ParseBool(s)
+	case t.Kind == storage.KindInt:
+		var n int64
+		n, err = strconv.ParseInt(s, 10, 32)
+		v = int32(n)
+	case t.Kind == storage.KindLong:
+		v, err = strconv.ParseInt(s, 10, 64)
+	case t.Kind == storage.KindFloat:
+		var f float64
+		f, err = strconv.ParseFloat(s, 32)
+		v = float32(f)
+	case t.Kind == storage.KindDouble:
+		v, err = strconv.ParseFloat(s, 64)
+	case t.Kind == storage.KindBytes || t.Kind == storage.KindFixed:
+		v, err = base64.StdEncoding.DecodeString(s)
+	case reprOf(t) == reprBytes:
+		v = s
+	default:
+		return nil, false
+	}
+	return v, err == nil
+}
