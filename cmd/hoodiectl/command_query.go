@@ -1,0 +1,332 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hoodie-dev/hoodie/internal/sqlengine"
+	"github.com/hoodie-dev/hoodie/read"
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
+)
+
+func newQueryCommand(io streams) *cobra.Command {
+	var asOf, format string
+	cmd := &cobra.Command{
+		Use:   "query TABLE SQL [--as-of INSTANT] [--format table|jsonl|csv]",
+		Short: "Run SQL (DuckDB's dialect) over the table's snapshot",
+		Long: `query runs SQL, in DuckDB's dialect, over the latest snapshot of the table, or
+with --as-of over the snapshot after the last commit at or before INSTANT (an
+instant before the first commit gives a table with no rows). In the SQL,
+<TABLE_NAME> stands for the table: a view over the snapshot's base files, with
+the five Hudi meta columns first. The SQL may hold several statements; the last
+one's result is printed.
+
+An INSTANT is yyyyMMddHHmmssSSS, yyyyMMddHHmmss, "yyyy-MM-dd HH:mm:ss[.SSS]"
+or yyyy-MM-dd, in UTC.
+
+Output (--format): table, aligned columns for people (the default on a
+terminal); jsonl, one JSON object per result row (the default when the output
+is piped): integers and floats as numbers, decimals as strings holding the
+exact decimal, dates "YYYY-MM-DD", timestamps RFC 3339 in UTC, binary as
+base64, structs and maps as objects, lists as arrays; csv: a header, then the
+same values unquoted, structs, maps and lists as JSON text, null as an empty
+cell.
+
+Exit status: 2 for a wrong command line, 3 for a missing table, a bad instant
+or SQL that DuckDB refuses (its message is quoted).`,
+		Example: `  hoodiectl query /tmp/trips "select count(*), sum(fare) from <TABLE_NAME>"
+  hoodiectl query /tmp/trips "select rider, avg(fare) from <TABLE_NAME> group by rider order by 2 desc limit 5" --format table
+  hoodiectl query /tmp/trips "select * from <TABLE_NAME> where fare > 50" --as-of "2024-04-18 17:35:51" --format csv`,
+		Args: exactArgs(2, "TABLE and SQL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format == "" {
+				format = "jsonl"
+				if isTerminal(io.out) {
+					format = "table"
+				}
+			}
+			if err := checkFormat(format, "table", "jsonl", "csv"); err != nil {
+				return err
+			}
+			instant, err := parseAsOf(asOf)
+			if err != nil {
+				return fmt.Errorf("query %s: %w", args[0], err)
+			}
+			if err := runQuery(cmd.Context(), io.out, args[0], args[1], instant, format); err != nil {
+				return fmt.Errorf("query %s: %w", args[0], err)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&asOf, "as-of", "", "query the snapshot as of this instant (time travel)")
+	f.StringVar(&format, "format", "", "output format: table (default on a terminal), jsonl (default when piped) or csv")
+	return cmd
+}
+
+// parseAsOf normalizes an --as-of value to an instant time; "" stays "".
+func parseAsOf(asOf string) (string, error) {
+	if asOf == "" {
+		return "", nil
+	}
+	instant, err := timeline.ParseInstantOrTime(asOf)
+	if err != nil {
+		return "", fmt.Errorf("--as-of: %w", err)
+	}
+	return instant, nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// runQuery runs query over the snapshot of the table at path as of instant
+// and prints the result in format.
+func runQuery(ctx context.Context, w io.Writer, path, query, instant, format string) error {
+	fsys, cfg, err := openTable(ctx, path)
+	if err != nil {
+		return err
+	}
+	local, ok := fsys.(*storage.LocalFS)
+	if !ok {
+		return errors.New("DuckDB reads local tables only")
+	}
+	tl, err := timeline.Load(ctx, fsys)
+	if err != nil {
+		return err
+	}
+	view, err := read.LoadView(ctx, fsys, tl, instant)
+	if err != nil {
+		return err
+	}
+	var files []string
+	for _, s := range view.LatestSlices() {
+		files = append(files, filepath.Join(local.Root(), filepath.FromSlash(s.Path)))
+	}
+	var schema *storage.Schema
+	if len(files) == 0 {
+		// The schema as of the snapshot, or for a snapshot before the first
+		// write the table's current one.
+		if schema, err = read.TableSchema(ctx, cfg, view.Timeline()); err == nil && schema == nil {
+			schema, err = read.TableSchema(ctx, cfg, tl)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	engine, err := sqlengine.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer engine.Close()
+	if err := engine.CreateView(ctx, cfg.Name, files, schema); err != nil {
+		return err
+	}
+	rows, err := engine.Query(ctx, sqlengine.ExpandTableName(query, cfg.Name))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if err := writeQueryRows(w, rows, format); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// writeQueryRows prints the rows of a query result in format.
+func writeQueryRows(w io.Writer, rows *sqlengine.Rows, format string) error {
+	cols := rows.Columns()
+	header := make([]string, len(cols))
+	for i, c := range cols {
+		header[i] = c.Name
+	}
+	var (
+		emit  func(values []any) error
+		flush func() error
+	)
+	switch format {
+	case "jsonl":
+		bw := bufio.NewWriterSize(w, 64<<10)
+		var line []byte
+		emit = func(values []any) error {
+			line = append(line[:0], '{')
+			for i, v := range values {
+				if i > 0 {
+					line = append(line, ',')
+				}
+				line = append(appendJSONString(line, header[i]), ':')
+				line = appendQueryJSON(line, v)
+			}
+			line = append(line, '}', '\n')
+			_, err := bw.Write(line)
+			return err
+		}
+		flush = bw.Flush
+	case "csv":
+		cw := csv.NewWriter(w)
+		if err := cw.Write(header); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+		emit = func(values []any) error { return cw.Write(queryCells(values, "")) }
+		flush = func() error {
+			cw.Flush()
+			return cw.Error()
+		}
+	default: // table
+		var cells [][]string
+		emit = func(values []any) error {
+			row := queryCells(values, "NULL")
+			for i, s := range row {
+				row[i] = escapeControl(s)
+			}
+			cells = append(cells, row)
+			return nil
+		}
+		flush = func() error { return writeTable(w, header, cells) }
+	}
+	for rows.Next() {
+		if err := emit(rows.Values()); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if err := flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+// The values of a query result (see sqlengine) are printed as those of
+// `read` are (see values.go), each self-describing: timestamps with
+// microseconds, the precision of DuckDB's TIMESTAMP; UUID, TIME and
+// INTERVAL values as strings; HUGEINT as a number; DuckDB's JSON as it is.
+
+// appendQueryJSON appends a value of a query result as JSON.
+func appendQueryJSON(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case []any:
+		b = append(b, '[')
+		for i, item := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendQueryJSON(b, item)
+		}
+		return append(b, ']')
+	case sqlengine.Struct:
+		b = append(b, '{')
+		for i, f := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(appendJSONString(b, f.Name), ':')
+			b = appendQueryJSON(b, f.Value)
+		}
+		return append(b, '}')
+	case sqlengine.Map:
+		b = append(b, '{')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(appendJSONString(b, queryCell(e.Key, "")), ':')
+			b = appendQueryJSON(b, e.Value)
+		}
+		return append(b, '}')
+	case json.RawMessage:
+		return append(b, v...)
+	case float32:
+		return appendJSONFloat(b, float64(v), 32)
+	case float64:
+		return appendJSONFloat(b, v, 64)
+	case bool, int64, uint64, *big.Int:
+		return append(b, queryText(v)...)
+	}
+	return appendJSONString(b, queryText(v))
+}
+
+// queryText returns the text of a scalar value of a query result.
+func queryText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case uint64:
+		return strconv.FormatUint(v, 10)
+	case float32:
+		return floatText(float64(v), 32)
+	case float64:
+		return floatText(v, 64)
+	case time.Time:
+		return timestampText(v, false)
+	case *big.Int:
+		return v.String()
+	case storage.Decimal:
+		return v.String()
+	case storage.Date:
+		return v.String()
+	case []byte:
+		return base64.StdEncoding.EncodeToString(v)
+	}
+	return fmt.Sprint(v)
+}
+
+// queryCells returns the csv or table cells of a row of a query result.
+func queryCells(values []any, null string) []string {
+	cells := make([]string, len(values))
+	for i, v := range values {
+		cells[i] = queryCell(v, null)
+	}
+	return cells
+}
+
+// queryCell returns the text of a value of a query result: lists, structs,
+// maps and JSON as JSON text, null as null.
+func queryCell(v any, null string) string {
+	switch v.(type) {
+	case nil:
+		return null
+	case []any, sqlengine.Struct, sqlengine.Map, json.RawMessage:
+		return string(appendQueryJSON(nil, v))
+	}
+	return queryText(v)
+}
+
+// escapeControl escapes the control characters of a table cell, so that
+// each row stays on one line.
+func escapeControl(s string) string {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			q := strconv.Quote(s)
+			return q[1 : len(q)-1]
+		}
+	}
+	return s
+}

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/internal/fixtures"
+	"github.com/hoodie-dev/hoodie/internal/sqlengine"
+	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/write"
+)
+
+// readmeQuery is the query of the fixtures' README, whose answer is the
+// same on every fixture table with records.
+const readmeQuery = "select id, name, isActive, structField.field2 from <TABLE_NAME> " +
+	"where id % 2 = 0 and name != 'Alice' and structField.field2 > 30 order by name"
+
+func TestQueryFixtures(t *testing.T) {
+	want := `{"id":2,"name":"Bob","isActive":false,"field2":40}
+{"id":4,"name":"Diana","isActive":true,"field2":50}
+`
+	for _, table := range []string{"v6_nonpartitioned", "v6_simplekeygen_nonhivestyle", "v6_complexkeygen_hivestyle"} {
+		t.Run(table, func(t *testing.T) {
+			dir := fixtures.Unzip(t, table)
+			if got := hoodiectl(t, "", "query", dir, readmeQuery).mustSucceed(t).stdout; got != want {
+				t.Errorf("got\n%swant\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestQueryAsOf(t *testing.T) {
+	dir := fixtures.Unzip(t, "v6_nonpartitioned")
+	query := "select count(*) as n, string_agg(name || ':' || isActive, ',' order by id) as who from <TABLE_NAME>"
+	tests := []struct {
+		asOf, want string
+	}{
+		{"", `{"n":4,"who":"Alice:false,Bob:false,Carol:true,Diana:true"}`},
+		{"20240418173551906", `{"n":4,"who":"Alice:false,Bob:false,Carol:true,Diana:true"}`},
+		{"20240418173551905", `{"n":3,"who":"Alice:true,Bob:false,Carol:true"}`},
+		{"2024-04-18 17:35:51.000", `{"n":3,"who":"Alice:true,Bob:false,Carol:true"}`},
+		{"2024-04-18 17:35:51", `{"n":4,"who":"Alice:false,Bob:false,Carol:true,Diana:true"}`},
+		{"20240418173550988", `{"n":3,"who":"Alice:true,Bob:false,Carol:true"}`},
+		{"19700101000000", `{"n":0,"who":null}`},
+	}
+	for _, tt := range tests {
+		args := []string{"query", dir, query}
+		if tt.asOf != "" {
+			args = append(args, "--as-of", tt.asOf)
+		}
+		if got := strings.TrimSpace(hoodiectl(t, "", args...).mustSucceed(t).stdout); got != tt.want {
+			t.Errorf("as of %q: %s, want %s", tt.asOf, got, tt.want)
+		}
+	}
+}
+
+func TestQueryWithoutRecordsHasTheTableColumns(t *testing.T) {
+	meta := strings.Join(storage.MetaFieldNames[:], ",")
+	nonpartitioned := fixtures.Unzip(t, "v6_nonpartitioned")
+	// A table created without a schema has only the meta columns.
+	bare := t.TempDir()
+	hoodiectl(t, "", "init", bare, "--name", "bare", "--record-key", "id").mustSucceed(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no commits", []string{fixtures.Unzip(t, "v6_empty")}, meta + ",id,name,isActive\n"},
+		{"before the first commit", []string{nonpartitioned, "--as-of", "19700101000000"},
+			meta + ",id,name,isActive,byteField,shortField,intField,longField,floatField,doubleField,decimalField," +
+				"dateField,timestampField,binaryField,arrayField,mapField,structField\n"},
+		{"no schema", []string{bare}, meta + "\n"},
+	}
+	for _, tt := range tests {
+		args := append([]string{"query", tt.args[0], "select * from <TABLE_NAME>", "--format", "csv"}, tt.args[1:]...)
+		if got := hoodiectl(t, "", args...).mustSucceed(t).stdout; got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// The columns have the types of the base files.
+	query := "select column_type from (describe <TABLE_NAME>) where column_name in ('decimalField', 'timestampField', 'structField')"
+	got := hoodiectl(t, "", "query", nonpartitioned, query, "--as-of", "19700101000000", "--format", "csv").mustSucceed(t).stdout
+	want := hoodiectl(t, "", "query", nonpartitioned, query, "--format", "csv").mustSucceed(t).stdout
+	if got != want || !strings.Contains(got, "DECIMAL(10,5)") {
+		t.Errorf("column types before the first commit:\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestQueryFormats(t *testing.T) {
+	dir := fixtures.Unzip(t, "v6_empty")
+	query := `select 1.50::DECIMAL(5,2) as d, DATE '2024-01-02' as dt, TIMESTAMP '2024-01-02 03:04:05.5' as ts,
+		'a"b' as s, 'ab'::BLOB as b, [1, 2] as l, {'x': 1, 'y': 'z'} as st, MAP {1: 'one'} as m, NULL as n,
+		'nan'::DOUBLE as f, 123456789012345678901234::HUGEINT as h, 2.5::FLOAT as r, 'line
+two' as nl`
+	tests := []struct {
+		format, want string
+	}{
+		{"jsonl", `{"d":"1.50","dt":"2024-01-02","ts":"2024-01-02T03:04:05.500000Z","s":"a\"b","b":"YWI=","l":[1,2],` +
+			`"st":{"x":1,"y":"z"},"m":{"1":"one"},"n":null,"f":"NaN","h":123456789012345678901234,"r":2.5,"nl":"line\ntwo"}` + "\n"},
+		{"csv", `d,dt,ts,s,b,l,st,m,n,f,h,r,nl
+1.50,2024-01-02,2024-01-02T03:04:05.500000Z,"a""b",YWI=,"[1,2]","{""x"":1,""y"":""z""}","{""1"":""one""}",,NaN,123456789012345678901234,2.5,"line
+two"
+`},
+		{"table", `d     dt          ts                           s    b     l      st               m            n     f    h                         r    nl
+1.50  2024-01-02  2024-01-02T03:04:05.500000Z  a"b  YWI=  [1,2]  {"x":1,"y":"z"}  {"1":"one"}  NULL  NaN  123456789012345678901234  2.5  line\ntwo
+`},
+	}
+	for _, tt := range tests {
+		if got := hoodiectl(t, "", "query", dir, query, "--format", tt.format).mustSucceed(t).stdout; got != tt.want {
+			t.Errorf("--format %s:\n%s\nwant\n%s", tt.format, got, tt.want)
+		}
+	}
+}
+
+func TestQueryErrors(t *testing.T) {
+	dir := fixtures.Unzip(t, "v6_nonpartitioned")
+	tests := []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"query", dir, "selec 1"}, exitError, []string{"query " + dir, "DuckDB: Parser Error", "selec"}},
+		{[]string{"query", dir, "select nope from <TABLE_NAME>"}, exitError, []string{`Binder Error: Referenced column "nope" not found`}},
+		{[]string{"query", dir, "select * from missing_table"}, exitError, []string{"Catalog Error", "missing_table"}},
+		{[]string{"query", dir, "select 1", "--as-of", "yesterday"}, exitError, []string{"--as-of", `"yesterday"`, "invalid instant time"}},
+		{[]string{"query", dir, "select 1", "--as-of", "20241340000000000"}, exitError, []string{"--as-of", "no such date"}},
+		{[]string{"query", filepath.Join(dir, "nope"), "select 1"}, exitError, []string{"not a Hudi table"}},
+		{[]string{"query", dir, "select 1", "--format", "xml"}, exitUsage, []string{`--format "xml"`}},
+		{[]string{"query", dir}, exitUsage, []string{"expected TABLE and SQL"}},
+		{[]string{"query", dir, "select 1", "--bogus"}, exitUsage, []string{"unknown flag: --bogus"}},
+	}
+	for _, tt := range tests {
+		hoodiectl(t, "", tt.args...).mustFail(t, tt.code, tt.want...)
+	}
+}
+
+// tripsTable writes n trips into a new table under dir with bulk-insert,
+// as one commit of files of up to 120 MB.
+func tripsTable(tb testing.TB, dir string, n int) {
+	tb.Helper()
+	ctx := context.Background()
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg, err := storage.NewTableConfig("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, storage.MergeEventTime)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := storage.CreateTable(ctx, fsys, cfg, time.Now()); err != nil {
+		tb.Fatal(err)
+	}
+	str := storage.Nullable(storage.Primitive(storage.KindString))
+	schema := &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []storage.Field{
+		{Name: trips.ColUUID, Type: str},
+		{Name: trips.ColTS, Type: storage.Nullable(storage.Primitive(storage.KindLong))},
+		{Name: trips.ColRider, Type: str},
+		{Name: trips.ColDriver, Type: str},
+		{Name: trips.ColFare, Type: storage.Nullable(storage.Primitive(storage.KindDouble))},
+		{Name: trips.ColPartitionPath, Type: str},
+	}}
+	in := &write.Input{Name: "trips", Schema: schema}
+	for _, trip := range trips.NewGenerator(1).Inserts(n) {
+		in.Rows = append(in.Rows, trip.Values())
+	}
+	w := write.NewWriter(fsys, write.Options{IndexDir: filepath.Join(dir, ".hoodie", ".index"), TableID: dir})
+	if _, err := w.Write(ctx, write.OpBulkInsert, in); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func TestQueryTripsTable(t *testing.T) {
+	dir := t.TempDir()
+	tripsTable(t, dir, 3000)
+	got := hoodiectl(t, "", "query", dir, "select count(*) as n, count(distinct partitionpath) as p, "+
+		"bool_and(fare >= 0 and fare < 100) as fares from <TABLE_NAME>").mustSucceed(t).stdout
+	if want := `{"n":3000,"p":3,"fares":true}` + "\n"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// BenchmarkQueryCountSum compares `hoodiectl query` with DuckDB reading the
+// table's base files directly, on a table of a million trips: the query
+// command should take at most twice as long.
+func BenchmarkQueryCountSum(b *testing.B) {
+	const n = 1_000_000
+	dir := b.TempDir()
+	tripsTable(b, dir, n)
+	const query = "select count(*) as n, sum(fare) as fares from %s"
+	ctx := context.Background()
+	b.Run("hoodiectl", func(b *testing.B) {
+		for b.Loop() {
+			var out, errOut bytes.Buffer
+			args := []string{"query", dir, fmt.Sprintf(query, "<TABLE_NAME>")}
+			if code := run(ctx, args, strings.NewReader(""), &out, &errOut); code != exitOK {
+				b.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			var got struct{ N int64 }
+			if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.N != n {
+				b.Fatalf("hoodiectl query: %s (%v)", out.String(), err)
+			}
+		}
+	})
+	b.Run("duckdb-direct", func(b *testing.B) {
+		glob := filepath.Join(dir, "**", "*.parquet")
+		for b.Loop() {
+			e, err := sqlengine.Open(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rows, err := e.Query(ctx, fmt.Sprintf(query, "read_parquet('"+glob+"')"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !rows.Next() || rows.Values()[0] != int64(n) {
+				b.Fatalf("DuckDB: %v %v", rows.Values(), rows.Err())
+			}
+			if err := errors.Join(rows.Close(), e.Close()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func TestIsTerminal(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	file, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	for name, out := range map[string]io.Writer{"buffer": &bytes.Buffer{}, "pipe": w, "file": file} {
+		if isTerminal(out) {
+			t.Errorf("isTerminal(%s) = true", name)
+		}
+	}
+}

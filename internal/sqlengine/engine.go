@@ -1,0 +1,261 @@
+// Package sqlengine runs SQL, in DuckDB's dialect, over the Parquet base
+// files of a table: an in-memory DuckDB database in which a name stands for
+// a view over a list of files. It keeps DuckDB, and cgo, out of the core
+// packages; the query command and the validators build on it.
+//
+// A typical use registers a snapshot's latest base files and queries them:
+//
+//	e, err := sqlengine.Open(ctx)
+//	defer e.Close()
+//	err = e.CreateView(ctx, "trips", files, schema)
+//	rows, err := e.Query(ctx, sqlengine.ExpandTableName("select count(*) from <TABLE_NAME>", "trips"))
+//	defer rows.Close()
+//	for rows.Next() {
+//		fmt.Println(rows.Values())
+//	}
+//	err = rows.Err()
+package sqlengine
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// TableNameToken stands for the table in the SQL that users and Hudi's
+// validator settings write: "select count(*) from <TABLE_NAME>".
+const TableNameToken = "<TABLE_NAME>"
+
+// ExpandTableName replaces every TableNameToken in query with the quoted
+// view name.
+func ExpandTableName(query, view string) string {
+	return strings.ReplaceAll(query, TableNameToken, QuoteIdent(view))
+}
+
+// QuoteIdent quotes name as a DuckDB identifier: "name", with inner double
+// quotes doubled.
+func QuoteIdent(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
+
+// quoteString quotes s as a DuckDB string literal.
+func quoteString(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// escapeGlob makes a file path match only itself where DuckDB expands glob
+// patterns (read_parquet does, for every path of its list): each of * ? [
+// becomes a one-character class.
+var escapeGlob = strings.NewReplacer("[", "[[]", "*", "[*]", "?", "[?]").Replace
+
+// Engine is an in-memory DuckDB database and one connection to it. Close it
+// when done. An Engine is not safe for concurrent use, and a Rows must be
+// closed before the Engine runs anything else.
+type Engine struct {
+	connector *duckdb.Connector
+	conn      *duckdb.Conn
+}
+
+// Open starts an in-memory DuckDB database.
+func Open(ctx context.Context) (*Engine, error) {
+	connector, err := duckdb.NewConnector("", nil)
+	if err != nil {
+		return nil, fmt.Errorf("sqlengine: start DuckDB: %w", err)
+	}
+	c, err := connector.Connect(ctx)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("sqlengine: connect to DuckDB: %w", err), connector.Close())
+	}
+	conn, ok := c.(*duckdb.Conn)
+	if !ok {
+		return nil, errors.Join(fmt.Errorf("sqlengine: DuckDB connection is a %T", c), c.Close(), connector.Close())
+	}
+	// A view's files are read when it is created and again by each query
+	// of it; DuckDB keeps their footers the first time. Base files never
+	// change once written, so the cache cannot go stale.
+	if _, err := conn.ExecContext(ctx, "SET parquet_metadata_cache = true", nil); err != nil {
+		return nil, errors.Join(fmt.Errorf("sqlengine: set up DuckDB: %w", err), conn.Close(), connector.Close())
+	}
+	return &Engine{connector: connector, conn: conn}, nil
+}
+
+// Close closes the connection and the database.
+func (e *Engine) Close() error {
+	if err := errors.Join(e.conn.Close(), e.connector.Close()); err != nil {
+		return fmt.Errorf("sqlengine: close DuckDB: %w", err)
+	}
+	return nil
+}
+
+// CreateView makes name a view over the Parquet files at the local paths
+// files, replacing any view of that name. Columns are matched across files by
+// name (a file written before a column was added has nulls there), and
+// partition folders are not read as columns: every column comes from the
+// files, the five Hudi meta columns included.
+//
+// With no files, the view has the columns of schema, meta columns first,
+// with the types DuckDB gives them in a base file, and no rows; a nil schema
+// (a table never written, created without one) leaves the meta columns
+// alone.
+func (e *Engine) CreateView(ctx context.Context, name string, files []string, schema *storage.Schema) error {
+	var ddl string
+	if len(files) > 0 {
+		quoted := make([]string, len(files))
+		for i, f := range files {
+			quoted[i] = quoteString(escapeGlob(f))
+		}
+		ddl = fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet([%s], union_by_name = true, hive_partitioning = false)",
+			QuoteIdent(name), strings.Join(quoted, ", "))
+	} else {
+		if schema == nil {
+			schema = &storage.Schema{}
+		}
+		cols, err := nullColumns(schema.WithMetaFields())
+		if err != nil {
+			return fmt.Errorf("sqlengine: view %s: %w", name, err)
+		}
+		ddl = fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT %s WHERE false", QuoteIdent(name), cols)
+	}
+	if _, err := e.conn.ExecContext(ctx, ddl, nil); err != nil {
+		return fmt.Errorf("sqlengine: create view %s: %w", name, err)
+	}
+	return nil
+}
+
+// Query runs query, which may hold several statements separated by
+// semicolons: the last one's result is returned. Cancelling ctx interrupts
+// DuckDB. Close the Rows when done.
+func (e *Engine) Query(ctx context.Context, query string) (*Rows, error) {
+	s, err := e.conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, queryError(ctx, err)
+	}
+	stmt, ok := s.(*duckdb.Stmt)
+	if !ok {
+		return nil, errors.Join(fmt.Errorf("sqlengine: DuckDB statement is a %T", s), s.Close())
+	}
+	r, err := newRows(ctx, stmt)
+	if err != nil {
+		return nil, errors.Join(err, stmt.Close())
+	}
+	return r, nil
+}
+
+// queryError wraps an error of DuckDB, whose message says what is wrong
+// ("Parser Error: syntax error at or near ..."), or the cancellation of ctx.
+func queryError(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("sqlengine: query interrupted: %w", ctxErr)
+	}
+	return fmt.Errorf("DuckDB: %w", err)
+}
+
+// Column describes a column of a query result.
+type Column struct {
+	Name string
+	// Type is DuckDB's name of the column's type: "INTEGER",
+	// "DECIMAL(10,5)", "TIMESTAMP WITH TIME ZONE", "STRUCT(a INTEGER)[]".
+	Type string
+}
+
+// Rows is the result of a query, read row by row with Next and Values.
+type Rows struct {
+	ctx     context.Context
+	stmt    *duckdb.Stmt
+	rows    driver.Rows
+	columns []Column
+	convert []converter
+	raw     []driver.Value
+	values  []any
+	err     error
+	closed  bool
+}
+
+func newRows(ctx context.Context, stmt *duckdb.Stmt) (*Rows, error) {
+	n, err := stmt.ColumnCount()
+	if err != nil {
+		return nil, queryError(ctx, err)
+	}
+	convert := make([]converter, n)
+	for i := range n {
+		info, err := stmt.ColumnTypeInfo(i)
+		if err != nil {
+			return nil, queryError(ctx, err)
+		}
+		convert[i] = newConverter(info)
+	}
+	rows, err := stmt.QueryContext(ctx, nil)
+	if err != nil {
+		return nil, queryError(ctx, err)
+	}
+	names := rows.Columns()
+	columns := make([]Column, len(names))
+	typed, _ := rows.(driver.RowsColumnTypeDatabaseTypeName)
+	for i, name := range names {
+		columns[i].Name = name
+		if typed != nil {
+			columns[i].Type = typed.ColumnTypeDatabaseTypeName(i)
+		}
+	}
+	if len(names) != n {
+		return nil, errors.Join(fmt.Errorf("sqlengine: DuckDB returned %d columns for a statement of %d", len(names), n), rows.Close())
+	}
+	return &Rows{ctx: ctx, stmt: stmt, rows: rows, columns: columns, convert: convert,
+		raw: make([]driver.Value, n), values: make([]any, n)}, nil
+}
+
+// Columns describes the result's columns.
+func (r *Rows) Columns() []Column { return r.columns }
+
+// Next moves to the next row and reports whether there is one. After the
+// last row, or an error, it returns false: check Err.
+func (r *Rows) Next() bool {
+	if r.err != nil || r.closed {
+		return false
+	}
+	if err := r.ctx.Err(); err != nil {
+		r.err = fmt.Errorf("sqlengine: query interrupted: %w", err)
+		return false
+	}
+	if err := r.rows.Next(r.raw); err != nil {
+		if !errors.Is(err, io.EOF) {
+			r.err = queryError(r.ctx, err)
+		}
+		return false
+	}
+	for i, v := range r.raw {
+		value, err := convertValue(r.convert[i], v)
+		if err != nil {
+			r.err = fmt.Errorf("sqlengine: column %s: %w", r.columns[i].Name, err)
+			return false
+		}
+		r.values[i] = value
+	}
+	return true
+}
+
+// Values returns the current row's values, in the value model the package
+// documentation in values.go describes. The slice is reused by Next.
+func (r *Rows) Values() []any { return r.values }
+
+// Err returns the error that stopped Next, if any.
+func (r *Rows) Err() error { return r.err }
+
+// Close releases the result. It may be called more than once.
+func (r *Rows) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if err := errors.Join(r.rows.Close(), r.stmt.Close()); err != nil {
+		return fmt.Errorf("sqlengine: close result: %w", err)
+	}
+	return nil
+}
