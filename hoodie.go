@@ -121,7 +121,7 @@ func (t *Table) Schema(ctx context.Context) (*storage.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return write.TableSchema(ctx, cfg, tl)
+	return read.TableSchema(ctx, cfg, tl)
 }
 
 // View is the table's file-system view as of an instant ("" for the latest).

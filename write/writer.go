@@ -163,7 +163,7 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	tableSchema, err := TableSchema(ctx, w.cfg, tl)
+	tableSchema, err := read.TableSchema(ctx, w.cfg, tl)
 	if err != nil {
 		return nil, err
 	}
@@ -205,34 +205,6 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	}
 	c.finish(ctx, idx, res)
 	return res, nil
-}
-
-// TableSchema is the table's current schema without meta fields: the
-// writer's schema of the latest completed write, or the schema the table was
-// created with, or nil for a table nothing was written to.
-func TableSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Timeline) (*storage.Schema, error) {
-	commits := tl.CompletedCommits().Instants()
-	for i := len(commits) - 1; i >= 0; i-- {
-		meta, err := tl.ReadCommitMetadata(ctx, commits[i])
-		if err != nil {
-			return nil, err
-		}
-		if s := meta.Schema(); s != "" {
-			schema, err := storage.ParseSchema([]byte(s))
-			if err != nil {
-				return nil, fmt.Errorf("schema of commit %s: %w", commits[i].Time, err)
-			}
-			return schema.WithoutMetaFields(), nil
-		}
-	}
-	if cfg.CreateSchema == "" {
-		return nil, nil
-	}
-	schema, err := storage.ParseSchema([]byte(cfg.CreateSchema))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", storage.KeyCreateSchema, err)
-	}
-	return schema.WithoutMetaFields(), nil
 }
 
 // recover rolls back every write a dead writer left pending (the caller

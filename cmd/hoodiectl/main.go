@@ -110,10 +110,21 @@ nothing committed, 2 a wrong command line, 3 any other error.`,
 	root.AddCommand(
 		newInitCommand(io),
 		newTimelineCommand(io),
+		newQuickstartCommand(io),
+		newReadCommand(io),
+		newQueryCommand(io),
+		newExportCommand(io),
+		newIndexCommand(io),
 	)
-	for _, c := range root.Commands() {
+	root.AddCommand(newWriteCommands(io)...)
+	var silence func(*cobra.Command)
+	silence = func(c *cobra.Command) {
 		c.SilenceErrors, c.SilenceUsage = true, true
+		for _, sub := range c.Commands() {
+			silence(sub)
+		}
 	}
+	silence(root)
 	return root
 }
 
