@@ -1,6 +1,9 @@
 package write
 
 import (
+	"context"
+	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
@@ -69,4 +72,37 @@ func TestWriteTour(t *testing.T) {
 	if old := snapshot(t, tt.fsys, r1.Instant); len(old) != 10 {
 		t.Errorf("as of %s: %d records, want 10", r1.Instant, len(old))
 	}
+}
+
+// TestConcurrentWriters has several writers, each with its own Writer as
+// separate processes would have, upsert into one table at once: the lock
+// makes them take turns, and every write lands.
+func TestConcurrentWriters(t *testing.T) {
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	const writers, each = 4, 3
+	errs := make(chan error, writers*each)
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newTestWriter(tt.fsys, tt.dir, Settings{})
+			gen := trips.NewGenerator(int64(100 + i))
+			for range each {
+				_, err := w.Write(context.Background(), OpUpsert, tripsInput(gen.Inserts(50)))
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(snapshot(t, tt.fsys, "")); n != writers*each*50 {
+		t.Fatalf("%d records, want %d", n, writers*each*50)
+	}
+	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"))
 }

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hoodie-dev/hoodie/internal/fixtures"
+)
+
+var instantLine = regexp.MustCompile(`^\d{17}$`)
+
+// newTripsCLITable makes a table with hoodiectl init.
+func newTripsCLITable(t *testing.T, extra ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "trips")
+	args := append([]string{"init", dir, "--name", "trips", "--record-key", "uuid", "--precombine", "ts", "--partition-by", "region"}, extra...)
+	hoodiectl(t, "", args...).mustSucceed(t)
+	return dir
+}
+
+// lastLine returns the last line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// readKeys reads a table's records as JSON objects by record key.
+func readKeys(t *testing.T, dir string) map[string]map[string]any {
+	t.Helper()
+	out := hoodiectl(t, "", "read", dir).mustSucceed(t).stdout
+	recs := map[string]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		recs[m["_hoodie_record_key"].(string)] = m
+	}
+	return recs
+}
+
+func TestWriteCommandsEndToEnd(t *testing.T) {
+	dir := newTripsCLITable(t)
+	r := hoodiectl(t, `{"uuid":"a","ts":1,"fare":1.5,"region":"eu"}
+{"uuid":"b","ts":1,"fare":2.5,"region":"us"}
+{"uuid":"a","ts":2,"fare":9.5,"region":"eu"}
+`, "insert", dir).mustSucceed(t)
+	if !instantLine.MatchString(lastLine(r.stdout)) {
+		t.Fatalf("insert: last line %q is not an instant", lastLine(r.stdout))
+	}
+	recs := readKeys(t, dir)
+	if len(recs) != 2 || recs["a"]["fare"] != 9.5 {
+		t.Fatalf("precombine within the input: %v", recs)
+	}
+	// CSV upsert: one update, one move to another partition, one insert.
+	hoodiectl(t, "uuid,ts,fare,region\na,3,7.5,eu\nb,3,3.5,asia\nc,1,4.0,us\n", "upsert", dir, "--format", "csv").mustSucceed(t)
+	recs = readKeys(t, dir)
+	if len(recs) != 3 || recs["a"]["fare"] != 7.5 || recs["b"]["region"] != "asia" || recs["b"]["_hoodie_partition_path"] != "asia" {
+		t.Fatalf("after upsert: %v", recs)
+	}
+	// An older version loses under event-time merging.
+	hoodiectl(t, `{"uuid":"a","ts":1,"fare":0.5,"region":"eu"}`, "upsert", dir).mustSucceed(t)
+	if readKeys(t, dir)["a"]["fare"] != 7.5 {
+		t.Fatal("an older record replaced a newer one")
+	}
+	// _hoodie_is_deleted deletes.
+	hoodiectl(t, `{"uuid":"c","ts":5,"region":"us","_hoodie_is_deleted":true}`, "upsert", dir).mustSucceed(t)
+	if _, ok := readKeys(t, dir)["c"]; ok {
+		t.Fatal("_hoodie_is_deleted did not delete")
+	}
+	// Soft delete keeps key, partition and precombine.
+	hoodiectl(t, `{"uuid":"a"}`, "soft-delete", dir).mustSucceed(t)
+	a := readKeys(t, dir)["a"]
+	if a["fare"] != nil || a["ts"] != 3.0 || a["region"] != "eu" {
+		t.Fatalf("soft-deleted record: %v", a)
+	}
+	// Hard delete; a missing key is ignored.
+	hoodiectl(t, `{"uuid":"b"}`+"\n"+`{"uuid":"zzz"}`, "delete", dir).mustSucceed(t)
+	if recs := readKeys(t, dir); len(recs) != 1 {
+		t.Fatalf("after delete: %v", recs)
+	}
+	// Deleting only absent keys commits nothing and prints no instant.
+	if r := hoodiectl(t, `{"uuid":"zzz"}`, "delete", dir).mustSucceed(t); r.stdout != "" {
+		t.Fatalf("a write that committed nothing printed %q", r.stdout)
+	}
+	// The index agrees with the table.
+	hoodiectl(t, "", "index", "verify", dir).mustSucceed(t)
+	hoodiectl(t, "", "index", "rebuild", dir).mustSucceed(t)
+	hoodiectl(t, "", "index", "verify", dir).mustSucceed(t)
+}
+
+// TestWriteBadInput checks that each kind of bad input gets one clear error
+// with the contract's exit status, and changes nothing.
+func TestWriteBadInput(t *testing.T) {
+	dir := newTripsCLITable(t)
+	hoodiectl(t, `{"uuid":"a","ts":1,"fare":1.5,"count":3,"region":"eu"}`, "insert", dir).mustSucceed(t)
+	timelineBefore := hoodiectl(t, "", "timeline", dir).mustSucceed(t).stdout
+	bad := t.TempDir()
+	parquetFile := filepath.Join(bad, "bad.parquet")
+	os.WriteFile(parquetFile, []byte("PAR1 not really"), 0o644)
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		code  int
+		wants []string
+	}{
+		{"malformed json", "{\"uuid\":\"b\",\"ts\":1}\n{\"uuid\":", []string{"upsert", dir}, exitError, []string{"standard input", "line 2"}},
+		{"not an object", `[1,2]`, []string{"upsert", dir}, exitError, []string{"line 1"}},
+		{"csv field count", "uuid,ts,region\nb,1\n", []string{"upsert", dir, "--format", "csv"}, exitError, []string{"line 2"}},
+		{"corrupt parquet", "", []string{"upsert", dir, parquetFile, "--format", "parquet"}, exitError, []string{"bad.parquet"}},
+		{"no key", `{"ts":1,"region":"eu"}`, []string{"upsert", dir}, exitError, []string{"line 1", `record key column "uuid" is null`}},
+		{"null precombine", `{"uuid":"b","region":"eu"}`, []string{"upsert", dir}, exitError, []string{"line 1", `key "b"`, `precombine column "ts" is null`}},
+		{"type does not fit", `{"uuid":"b","ts":1,"count":"many","region":"eu"}`, []string{"upsert", dir}, exitRefused, []string{"count", "string", "long"}},
+		{"existing key on insert", `{"uuid":"a","ts":2,"region":"eu"}`, []string{"insert", dir}, exitRefused, []string{`"a"`, "already exist", "--drop-duplicates"}},
+		{"empty input", "", []string{"upsert", dir}, exitError, []string{"no records"}},
+		{"missing file", "", []string{"upsert", dir, filepath.Join(bad, "missing.jsonl")}, exitError, []string{"missing.jsonl"}},
+		{"missing table", "{}", []string{"upsert", filepath.Join(bad, "nowhere")}, exitError, []string{"not a Hudi table"}},
+		{"bad setting", `{"uuid":"b","ts":1}`, []string{"upsert", dir, "--set", "hoodie.parquet.max.file.size=big"}, exitError, []string{"hoodie.parquet.max.file.size"}},
+		{"bad --set", `{"uuid":"b","ts":1}`, []string{"upsert", dir, "--set", "novalue"}, exitUsage, []string{"KEY=VALUE"}},
+		{"bad --format", `{"uuid":"b","ts":1}`, []string{"upsert", dir, "--format", "xml"}, exitUsage, []string{`--format "xml"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := hoodiectl(t, tt.stdin, tt.args...)
+			r.mustFail(t, tt.code, tt.wants...)
+			if r.stdout != "" {
+				t.Errorf("a failed write printed %q on stdout", r.stdout)
+			}
+			if strings.Count(strings.TrimSpace(r.stderr), "\n") > 1 {
+				t.Errorf("more than one error line:\n%s", r.stderr)
+			}
+		})
+	}
+	if after := hoodiectl(t, "", "timeline", dir).mustSucceed(t).stdout; after != timelineBefore {
+		t.Errorf("failed writes changed the timeline:\n%s\nwas\n%s", after, timelineBefore)
+	}
+	// --drop-duplicates skips the existing key and inserts the rest.
+	hoodiectl(t, `{"uuid":"a","ts":2,"region":"eu"}`+"\n"+`{"uuid":"b","ts":2,"region":"eu"}`, "insert", dir, "--drop-duplicates").mustSucceed(t)
+	recs := readKeys(t, dir)
+	if len(recs) != 2 || recs["a"]["ts"] != 1.0 {
+		t.Errorf("after --drop-duplicates: %v", recs)
+	}
+}
+
+func TestSchemaEvolution(t *testing.T) {
+	dir := newTripsCLITable(t)
+	hoodiectl(t, `{"uuid":"a","ts":1,"n":1,"region":"eu"}`, "insert", dir).mustSucceed(t)
+	// A new nullable column, and n widened from long to double.
+	hoodiectl(t, `{"uuid":"b","ts":1,"n":2.5,"city":"paris","region":"eu"}`, "upsert", dir).mustSucceed(t)
+	recs := readKeys(t, dir)
+	if recs["a"]["n"] != 1.0 || recs["a"]["city"] != nil || recs["b"]["n"] != 2.5 || recs["b"]["city"] != "paris" {
+		t.Fatalf("after evolution: %v", recs)
+	}
+	// A string where a double is refused, and nothing changes.
+	hoodiectl(t, `{"uuid":"c","ts":1,"n":"x","region":"eu"}`, "upsert", dir).mustFail(t, exitRefused, `"n"`)
+	if len(readKeys(t, dir)) != 2 {
+		t.Fatal("a refused write changed the table")
+	}
+}
+
+// TestUpsertIntoSparkTables writes into copies of the Spark-written
+// fixtures and reads the result back.
+func TestUpsertIntoSparkTables(t *testing.T) {
+	for _, table := range []string{"v6_nonpartitioned", "v6_simplekeygen_nonhivestyle", "v6_complexkeygen_hivestyle"} {
+		t.Run(table, func(t *testing.T) {
+			dir := fixtures.Unzip(t, table)
+			// Update Bob (id 2, byteField 20, shortField 100) with a greater
+			// precombine value than Spark stored, insert Eve.
+			input := `{"id":2,"name":"Bob","isActive":true,"longField":9999999999,"byteField":20,"shortField":100}
+{"id":5,"name":"Eve","isActive":true,"longField":1,"byteField":20,"shortField":100}
+`
+			r := hoodiectl(t, input, "upsert", dir).mustSucceed(t)
+			if !strings.Contains(r.stderr, "1 inserted, 1 updated") {
+				t.Errorf("summary: %s", r.stderr)
+			}
+			out := hoodiectl(t, "", "read", dir, "--columns", "id,name,isActive,longField,intField").mustSucceed(t).stdout
+			if got := strings.Split(strings.TrimSpace(out), "\n"); len(got) != 5 {
+				t.Fatalf("%d records, want 5:\n%s", len(got), out)
+			}
+			if !strings.Contains(out, `{"id":2,"name":"Bob","isActive":true,"longField":9999999999,"intField":null}`) {
+				t.Errorf("Bob not updated:\n%s", out)
+			}
+			if !strings.Contains(out, `"id":1,"name":"Alice","isActive":false`) {
+				t.Errorf("Alice changed:\n%s", out)
+			}
+			// Time travel to before the upsert still gives Spark's rows.
+			tl := strings.Split(strings.TrimSpace(hoodiectl(t, "", "timeline", dir).mustSucceed(t).stdout), "\n")
+			if len(tl) != 3 {
+				t.Fatalf("timeline has %d instants, want 3", len(tl))
+			}
+			var second instantRow
+			json.Unmarshal([]byte(tl[1]), &second)
+			old := hoodiectl(t, "", "read", dir, "--as-of", second.Instant, "--columns", "id,isActive").mustSucceed(t).stdout
+			if strings.Count(old, "\n") != 4 || !strings.Contains(old, `{"id":2,"isActive":false}`) {
+				t.Errorf("as of %s:\n%s", second.Instant, old)
+			}
+			hoodiectl(t, "", "index", "verify", dir).mustSucceed(t)
+		})
+	}
+}
