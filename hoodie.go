@@ -133,15 +133,16 @@ func (t *Table) View(ctx context.Context, asOf string) (*read.View, error) {
 	return read.LoadView(ctx, t.fsys, tl, asOf)
 }
 
-// Writer returns a writer of the table with the given settings and
-// pre-commit hook (nil for none).
-func (t *Table) Writer(settings write.Settings, hook write.PreCommitHook) *write.Writer {
-	return write.NewWriter(t.fsys, write.Options{Settings: settings, IndexDir: t.indexDir, TableID: t.path, Hook: hook})
+// Writer returns a writer of the table. opts.IndexDir and opts.TableID are
+// filled in from the table.
+func (t *Table) Writer(opts write.Options) *write.Writer {
+	opts.IndexDir, opts.TableID = t.indexDir, t.path
+	return write.NewWriter(t.fsys, opts)
 }
 
 // Write applies op with the records of in as one commit; see write.Writer.
 func (t *Table) Write(ctx context.Context, op write.Operation, in *write.Input, settings write.Settings) (*write.Result, error) {
-	return t.Writer(settings, nil).Write(ctx, op, in)
+	return t.Writer(write.Options{Settings: settings}).Write(ctx, op, in)
 }
 
 // openIndex opens the record index and brings it up to the timeline. The

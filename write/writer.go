@@ -100,6 +100,10 @@ type Options struct {
 	Hook PreCommitHook
 	// Clock gives the current time; nil means time.Now.
 	Clock func() time.Time
+	// Progress, if not nil, is called as each base file of a write is
+	// written, with the files done and the files planned. It is called from
+	// several goroutines, one call at a time.
+	Progress func(done, total int)
 }
 
 // Writer writes to one table. Each Write takes the table's writer lock, so
@@ -402,6 +406,8 @@ func runTasks(ctx context.Context, env *taskEnv, tasks []*fileGroupTask, firstTa
 	errs := make([]error, len(tasks))
 	sem := make(chan struct{}, max(env.w.settings.Parallelism, 1))
 	var wg sync.WaitGroup
+	var progressMu sync.Mutex
+	done := 0
 	for i, t := range tasks {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -415,6 +421,13 @@ func runTasks(ctx context.Context, env *taskEnv, tasks []*fileGroupTask, firstTa
 			results[i], errs[i] = env.runTask(ctx, t, firstTaskNo+i)
 			if errs[i] != nil {
 				cancel()
+				return
+			}
+			if p := env.w.opts.Progress; p != nil {
+				progressMu.Lock()
+				done++
+				p(done, len(tasks))
+				progressMu.Unlock()
 			}
 		}()
 	}

@@ -106,3 +106,18 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"))
 }
+
+func TestProgressReportsEveryFile(t *testing.T) {
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	var calls []int
+	total := 0
+	w := NewWriter(tt.fsys, Options{Settings: DefaultSettings(), IndexDir: filepath.Join(tt.dir, ".hoodie", ".index"), TableID: tt.dir,
+		Progress: func(done, n int) { calls = append(calls, done); total = n }})
+	res, err := w.Write(context.Background(), OpInsert, tripsInput(trips.NewGenerator(5).Inserts(300)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != len(res.Files) || len(calls) != total || calls[len(calls)-1] != total {
+		t.Fatalf("progress calls %v of %d for %d files", calls, total, len(res.Files))
+	}
+}

@@ -165,11 +165,25 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 		return err
 	}
 	defer closeInput()
+	progress := isTerminal(io.err)
+	if progress {
+		fmt.Fprintf(io.err, "reading %s...\n", name)
+	}
 	input, err := decodeInput(ctx, in, name, format, schema)
 	if err != nil {
 		return err
 	}
-	res, err := t.Write(ctx, op, input, settings)
+	opts := write.Options{Settings: settings}
+	if progress {
+		fmt.Fprintf(io.err, "%s of %d record(s)...\n", op, len(input.Rows))
+		opts.Progress = func(done, total int) {
+			fmt.Fprintf(io.err, "\r  %d/%d base file(s) written", done, total)
+			if done == total {
+				fmt.Fprintln(io.err)
+			}
+		}
+	}
+	res, err := t.Writer(opts).Write(ctx, op, input)
 	if err != nil {
 		if errors.Is(err, write.ErrRefused) {
 			return &refusedError{fmt.Errorf("%s: %w; nothing was committed", op, err)}
