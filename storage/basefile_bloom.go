@@ -67,6 +67,20 @@ func NewBloomFilter(numEntries int, fpp float64, maxEntries int) (*BloomFilter, 
 	return f, nil
 }
 
+// clone returns a copy of f that grows up to maxEntries keys (a filter
+// read from a footer does not know its limit).
+func (f *BloomFilter) clone(maxEntries int) *BloomFilter {
+	c := *f
+	c.rows = make([][]byte, len(f.rows))
+	for i, row := range f.rows {
+		c.rows[i] = append([]byte(nil), row...)
+	}
+	if c.maxEntries == 0 {
+		c.maxEntries = int32(min(maxEntries, math.MaxInt32))
+	}
+	return &c
+}
+
 func (f *BloomFilter) newRow() []byte {
 	return make([]byte, f.rowBytes())
 }

@@ -37,6 +37,12 @@ type BaseFileOptions struct {
 	BloomNumEntries int
 	BloomFPP        float64
 	BloomMaxEntries int
+	// SeedBloom, if not nil, starts the bloom filter from a copy of this
+	// one (a previous version's) instead of an empty one: rows carried over
+	// with CarryRows then need not be hashed again. Keys the previous
+	// version held and this one does not stay in the filter, which only
+	// adds false positives, as a bloom filter may.
+	SeedBloom *BloomFilter
 	// NoBloomFilter leaves out the bloom filter footer. Spark's bloom index
 	// (Hudi's default index) cannot use files without one.
 	NoBloomFilter bool
@@ -95,6 +101,7 @@ type BaseFileWriter struct {
 	numRows        int64
 	minKey, maxKey []byte        // valid once numRows > 0
 	bloom          *bloomBuilder // nil without a bloom filter
+	seeded         bool          // the bloom filter started from SeedBloom
 	batch          []parquet.Row // rows of WriteRow not written yet
 	arena          []byte        // copies of the byte slices of batch
 	err            error         // the error that ended the writer
@@ -138,7 +145,11 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 	}
 	w := &BaseFileWriter{ctx: ctx, fsys: fsys, path: path, schema: schema, plan: c.plan, blockSize: blockSize}
 	var bloom *BloomFilter
-	if !opts.NoBloomFilter {
+	switch {
+	case opts.NoBloomFilter:
+	case opts.SeedBloom != nil:
+		bloom = opts.SeedBloom.clone(cmp.Or(opts.BloomMaxEntries, DefaultBloomMaxEntries))
+	default:
 		bloom, err = NewBloomFilter(cmp.Or(opts.BloomNumEntries, DefaultBloomNumEntries),
 			cmp.Or(opts.BloomFPP, DefaultBloomFPP), cmp.Or(opts.BloomMaxEntries, DefaultBloomMaxEntries))
 		if err != nil {
@@ -150,6 +161,7 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 	}
 	if bloom != nil {
 		w.bloom = newBloomBuilder(bloom)
+		w.seeded = opts.SeedBloom != nil
 	}
 	w.count.w = w.out
 	w.pw = parquet.NewWriter(&w.count,
@@ -207,7 +219,7 @@ func (w *BaseFileWriter) WriteRow(values []any) error {
 		w.batch = w.batch[:i]
 		return w.rowError(err)
 	}
-	w.addKey(key)
+	w.addKey(key, true)
 	if len(w.batch) == rowBatchSize {
 		return w.writeBatch()
 	}
@@ -237,6 +249,18 @@ func valueAt(values []any, i int) any {
 // makes them or as read from a base file of the same schema. It checks the
 // record keys of all rows before writing any.
 func (w *BaseFileWriter) WriteRows(rows []parquet.Row) (int, error) {
+	return w.writeRows(rows, true)
+}
+
+// CarryRows writes rows like WriteRows, but leaves their keys out of the
+// bloom filter: the rows come from the previous version of the file group
+// whose filter seeded this one (BaseFileOptions.SeedBloom), so the filter
+// holds them already. Without a seed it is WriteRows.
+func (w *BaseFileWriter) CarryRows(rows []parquet.Row) (int, error) {
+	return w.writeRows(rows, !w.seeded)
+}
+
+func (w *BaseFileWriter) writeRows(rows []parquet.Row, bloom bool) (int, error) {
 	if err := w.usable(); err != nil {
 		return 0, err
 	}
@@ -250,7 +274,7 @@ func (w *BaseFileWriter) WriteRows(rows []parquet.Row) (int, error) {
 	}
 	n, err := w.pw.WriteRows(rows)
 	for _, row := range rows[:n] {
-		w.addKey(unsafeString(rowKey(row)))
+		w.addKey(unsafeString(rowKey(row)), bloom)
 	}
 	if err != nil {
 		return n, w.fail(err)
@@ -273,10 +297,11 @@ func unsafeString(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// addKey records a written row's key; key may alias the caller's memory.
-func (w *BaseFileWriter) addKey(key string) {
+// addKey records a written row's key, in the bloom filter too when bloom is
+// set; key may alias the caller's memory.
+func (w *BaseFileWriter) addKey(key string, bloom bool) {
 	w.numRows++
-	if w.bloom != nil {
+	if bloom && w.bloom != nil {
 		w.bloom.add(key)
 	}
 	if w.numRows == 1 || compareUTF16(key, unsafeString(w.minKey)) < 0 {

@@ -58,14 +58,27 @@ func (e *taskEnv) runTask(ctx context.Context, t *fileGroupTask, taskNo int) (re
 	if t.prev != nil {
 		suffix = markerMerge
 	}
+	opts := e.w.settings.baseFileOptions()
+	var prev *storage.BaseFile
+	if t.prev != nil {
+		if prev, err = storage.OpenBaseFile(ctx, e.w.fsys, t.prev.Path); err != nil {
+			return res, err
+		}
+		defer prev.Close()
+		// Carried rows keep their keys: start from the previous version's
+		// bloom filter instead of hashing every key again.
+		if bloom, err := prev.BloomFilter(); err == nil {
+			opts.SeedBloom = bloom
+		}
+	}
 	if err := createMarker(ctx, e.w.fsys, e.instant, dataPath, suffix); err != nil {
 		return res, err
 	}
-	out, err := storage.NewBaseFileWriter(ctx, e.w.fsys, dataPath, e.withMeta, e.w.settings.baseFileOptions())
+	out, err := storage.NewBaseFileWriter(ctx, e.w.fsys, dataPath, e.withMeta, opts)
 	if err != nil {
 		return res, err
 	}
-	m := &merger{env: e, task: t, out: out, name: name, taskNo: taskNo}
+	m := &merger{env: e, task: t, prev: prev, out: out, name: name, taskNo: taskNo}
 	if err := m.run(ctx); err != nil {
 		out.Abort()
 		return res, err
@@ -98,6 +111,7 @@ func (e *taskEnv) runTask(ctx context.Context, t *fileGroupTask, taskNo int) (re
 type merger struct {
 	env    *taskEnv
 	task   *fileGroupTask
+	prev   *storage.BaseFile // the previous version; nil for a new file group
 	out    *storage.BaseFileWriter
 	name   string
 	taskNo int
@@ -111,7 +125,7 @@ type merger struct {
 }
 
 func (m *merger) run(ctx context.Context) error {
-	if m.task.prev != nil {
+	if m.prev != nil {
 		if err := m.mergeExisting(ctx); err != nil {
 			return err
 		}
@@ -152,12 +166,7 @@ func (m *merger) writeValues(key string, row []any) error {
 // carried over with their commit time and sequence number, others are
 // updated, deleted or moved out.
 func (m *merger) mergeExisting(ctx context.Context) error {
-	fsys := m.env.w.fsys
-	prev, err := storage.OpenBaseFile(ctx, fsys, m.task.prev.Path)
-	if err != nil {
-		return err
-	}
-	defer prev.Close()
+	prev := m.prev
 	fileSchema := prev.Schema()
 	if !fileSchema.HasMetaFields() {
 		return fmt.Errorf("base file %s has no Hudi meta fields (hoodie.populate.meta.fields=false): Hoodie cannot merge into it yet", m.task.prev.Path)
@@ -165,6 +174,7 @@ func (m *merger) mergeExisting(ctx context.Context) error {
 	fast := parquet.EqualNodes(prev.Parquet().Schema(), m.env.parquetSchema)
 	var conv *rowConverter
 	if !fast {
+		var err error
 		if conv, err = newRowConverter(m.env.withMeta, fileSchema); err != nil {
 			return fmt.Errorf("base file %s does not fit the table schema: %w", m.task.prev.Path, err)
 		}
@@ -215,7 +225,7 @@ func (m *merger) mergeExisting(ctx context.Context) error {
 			}
 		}
 		if len(carry) > 0 {
-			if _, err := m.out.WriteRows(carry); err != nil {
+			if _, err := m.out.CarryRows(carry); err != nil {
 				return err
 			}
 		}

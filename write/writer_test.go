@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
 )
 
 func TestWriteTour(t *testing.T) {
@@ -119,5 +121,55 @@ func TestProgressReportsEveryFile(t *testing.T) {
 	}
 	if total != len(res.Files) || len(calls) != total || calls[len(calls)-1] != total {
 		t.Fatalf("progress calls %v of %d for %d files", calls, total, len(res.Files))
+	}
+}
+
+// TestBloomFiltersHoldEveryKey checks that after inserts, updates and deletes
+// the bloom filter of every latest base file answers yes for each of its
+// keys: a file group rewrite starts from its previous filter and must not
+// lose the keys it carries or adds.
+func TestBloomFiltersHoldEveryKey(t *testing.T) {
+	ctx := context.Background()
+	settings := DefaultSettings()
+	settings.MaxFileSize = 16 << 10
+	settings.SmallFileLimit = 12 << 10
+	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	gen := trips.NewGenerator(11)
+	all := gen.Inserts(400)
+	tt.write(OpInsert, tripsInput(all))
+	tt.write(OpUpsert, tripsInput(append(gen.Updates(all, 100), gen.Inserts(100)...)))
+	tt.write(OpDelete, tripsInput(all[:50]))
+	tl, err := timeline.Load(ctx, tt.fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := read.LoadView(ctx, tt.fsys, tl, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, s := range view.LatestSlices() {
+		bf, err := storage.OpenBaseFile(ctx, tt.fsys, s.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bloom, err := bf.BloomFilter()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, err := readRecordKeys(ctx, tt.fsys, s.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			if !bloom.MightContain(k) {
+				t.Fatalf("%s: bloom filter lacks key %q", s.Path, k)
+			}
+			checked++
+		}
+		bf.Close()
+	}
+	if checked != 450 {
+		t.Fatalf("checked %d keys, want 450", checked)
 	}
 }
