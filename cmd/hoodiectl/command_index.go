@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -32,22 +33,11 @@ rebuild drops the index and reloads it from the latest snapshot.`,
 			return usagef("unknown index subcommand %q: want verify or rebuild", args[0])
 		},
 	}
-	verify := &cobra.Command{
-		Use:     "verify TABLE",
-		Short:   "Compare the record index with the latest snapshot",
-		Example: `  hoodiectl index verify /tmp/trips`,
-		Args:    exactArgs(1, "TABLE"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := openFS(args[0]); err != nil {
-				return err
-			}
-			t, err := hoodie.Open(cmd.Context(), args[0])
+	verify := newIndexSubcommand("verify", "Compare the record index with the latest snapshot",
+		func(ctx context.Context, t *hoodie.Table, path string) error {
+			report, err := t.VerifyIndex(ctx)
 			if err != nil {
-				return err
-			}
-			report, err := t.VerifyIndex(cmd.Context())
-			if err != nil {
-				return fmt.Errorf("verify the index of %s: %w", args[0], err)
+				return fmt.Errorf("verify the index of %s: %w", path, err)
 			}
 			enc := json.NewEncoder(io.out)
 			enc.SetIndent("", "  ")
@@ -56,16 +46,30 @@ rebuild drops the index and reloads it from the latest snapshot.`,
 			}
 			if !report.OK() {
 				return &refusedError{fmt.Errorf("the index of %s differs from the table: %d missing, %d extra, %d misplaced key(s); run hoodiectl index rebuild %s",
-					args[0], report.Missing, report.Extra, report.Wrong, args[0])}
+					path, report.Missing, report.Extra, report.Wrong, path)}
 			}
-			fmt.Fprintf(io.err, "index of %s is consistent: %d record(s) as of %s\n", args[0], report.Indexed, report.Watermark)
+			fmt.Fprintf(io.err, "index of %s is consistent: %d record(s) as of %s\n", path, report.Indexed, report.Watermark)
 			return nil
-		},
-	}
-	rebuild := &cobra.Command{
-		Use:     "rebuild TABLE",
-		Short:   "Rebuild the record index from the latest snapshot",
-		Example: `  hoodiectl index rebuild /tmp/trips`,
+		})
+	rebuild := newIndexSubcommand("rebuild", "Rebuild the record index from the latest snapshot",
+		func(ctx context.Context, t *hoodie.Table, path string) error {
+			if err := t.RebuildIndex(ctx); err != nil {
+				return fmt.Errorf("rebuild the index of %s: %w", path, err)
+			}
+			fmt.Fprintf(io.err, "rebuilt the index of %s\n", path)
+			return nil
+		})
+	cmd.AddCommand(verify, rebuild)
+	return cmd
+}
+
+// newIndexSubcommand returns the index subcommand name, "NAME TABLE", which
+// opens the table at TABLE and runs run on it (path being TABLE).
+func newIndexSubcommand(name, short string, run func(ctx context.Context, t *hoodie.Table, path string) error) *cobra.Command {
+	return &cobra.Command{
+		Use:     name + " TABLE",
+		Short:   short,
+		Example: "  hoodiectl index " + name + " /tmp/trips",
 		Args:    exactArgs(1, "TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := openFS(args[0]); err != nil {
@@ -75,13 +79,7 @@ rebuild drops the index and reloads it from the latest snapshot.`,
 			if err != nil {
 				return err
 			}
-			if err := t.RebuildIndex(cmd.Context()); err != nil {
-				return fmt.Errorf("rebuild the index of %s: %w", args[0], err)
-			}
-			fmt.Fprintf(io.err, "rebuilt the index of %s\n", args[0])
-			return nil
+			return run(cmd.Context(), t, args[0])
 		},
 	}
-	cmd.AddCommand(verify, rebuild)
-	return cmd
 }

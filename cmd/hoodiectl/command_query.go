@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/base64"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,11 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hoodie-dev/hoodie/internal/sqlengine"
+	"github.com/hoodie-dev/hoodie/internal/valuefmt"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
@@ -160,66 +157,32 @@ func writeQueryRows(w io.Writer, rows *sqlengine.Rows, format string) error {
 	for i, c := range cols {
 		header[i] = c.Name
 	}
-	var (
-		emit  func(values []any) error
-		flush func() error
-	)
-	switch format {
-	case "jsonl":
-		bw := bufio.NewWriterSize(w, 64<<10)
-		var line []byte
-		emit = func(values []any) error {
-			line = append(line[:0], '{')
-			for i, v := range values {
-				if i > 0 {
-					line = append(line, ',')
-				}
-				line = append(appendJSONString(line, header[i]), ':')
-				line = appendQueryJSON(line, v)
-			}
-			line = append(line, '}', '\n')
-			_, err := bw.Write(line)
-			return err
-		}
-		flush = bw.Flush
-	case "csv":
-		cw := csv.NewWriter(w)
-		if err := cw.Write(header); err != nil {
-			return fmt.Errorf("write output: %w", err)
-		}
-		emit = func(values []any) error { return cw.Write(queryCells(values, "")) }
-		flush = func() error {
-			cw.Flush()
-			return cw.Error()
-		}
-	default: // table
-		var cells [][]string
-		emit = func(values []any) error {
-			row := queryCells(values, "NULL")
-			for i, s := range row {
-				row[i] = escapeControl(s)
-			}
-			cells = append(cells, row)
-			return nil
-		}
-		flush = func() error { return writeTable(w, header, cells) }
+	var values []any // the row printed
+	out, err := newRowWriter(w, format, header, rowValues{
+		appendJSON: func(dst []byte, c int) []byte { return appendQueryJSON(dst, values[c]) },
+		cell:       func(c int, null string) string { return queryCell(values[c], null) },
+		escape:     escapeControl,
+	})
+	if err != nil {
+		return fmt.Errorf("write output: %w", err)
 	}
 	for rows.Next() {
-		if err := emit(rows.Values()); err != nil {
+		values = rows.Values()
+		if err := out.writeRow(); err != nil {
 			return fmt.Errorf("write output: %w", err)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if err := flush(); err != nil {
+	if err := out.flush(); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
 	return nil
 }
 
 // The values of a query result (see sqlengine) are printed as those of
-// `read` are (see values.go), each self-describing: timestamps with
+// `read` are (see valuefmt), each self-describing: timestamps with
 // microseconds, the precision of DuckDB's TIMESTAMP; UUID, TIME and
 // INTERVAL values as strings; HUGEINT as a number; DuckDB's JSON as it is.
 
@@ -238,77 +201,39 @@ func appendQueryJSON(b []byte, v any) []byte {
 		}
 		return append(b, ']')
 	case sqlengine.Struct:
-		b = append(b, '{')
-		for i, f := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(appendJSONString(b, f.Name), ':')
-			b = appendQueryJSON(b, f.Value)
-		}
-		return append(b, '}')
+		return appendQueryObject(b, len(v), func(i int) (string, any) { return v[i].Name, v[i].Value })
 	case sqlengine.Map:
-		b = append(b, '{')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(appendJSONString(b, queryCell(e.Key, "")), ':')
-			b = appendQueryJSON(b, e.Value)
-		}
-		return append(b, '}')
+		return appendQueryObject(b, len(v), func(i int) (string, any) { return queryCell(v[i].Key, ""), v[i].Value })
 	case json.RawMessage:
 		return append(b, v...)
 	case float32:
-		return appendJSONFloat(b, float64(v), 32)
+		return valuefmt.AppendFloat(b, float64(v), 32)
 	case float64:
-		return appendJSONFloat(b, v, 64)
+		return valuefmt.AppendFloat(b, v, 64)
 	case bool, int64, uint64, *big.Int:
-		return append(b, queryText(v)...)
+		return append(b, valuefmt.Text(nil, v)...)
 	}
-	return appendJSONString(b, queryText(v))
+	return valuefmt.AppendString(b, valuefmt.Text(nil, v))
 }
 
-// queryText returns the text of a scalar value of a query result.
-func queryText(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case bool:
-		return strconv.FormatBool(v)
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case uint64:
-		return strconv.FormatUint(v, 10)
-	case float32:
-		return floatText(float64(v), 32)
-	case float64:
-		return floatText(v, 64)
-	case time.Time:
-		return timestampText(v, false)
-	case *big.Int:
-		return v.String()
-	case storage.Decimal:
-		return v.String()
-	case storage.Date:
-		return v.String()
-	case []byte:
-		return base64.StdEncoding.EncodeToString(v)
+// appendQueryObject appends a JSON object of n entries, entry returning the
+// key and value of entry i.
+func appendQueryObject(b []byte, n int, entry func(i int) (string, any)) []byte {
+	b = append(b, '{')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		key, value := entry(i)
+		b = append(valuefmt.AppendString(b, key), ':')
+		b = appendQueryJSON(b, value)
 	}
-	return fmt.Sprint(v)
-}
-
-// queryCells returns the csv or table cells of a row of a query result.
-func queryCells(values []any, null string) []string {
-	cells := make([]string, len(values))
-	for i, v := range values {
-		cells[i] = queryCell(v, null)
-	}
-	return cells
+	return append(b, '}')
 }
 
 // queryCell returns the text of a value of a query result: lists, structs,
-// maps and JSON as JSON text, null as null.
+// maps and JSON as JSON text, null as null, other values as valuefmt.Text
+// (of no storage type: timestamps with microseconds) gives them.
 func queryCell(v any, null string) string {
 	switch v.(type) {
 	case nil:
@@ -316,11 +241,15 @@ func queryCell(v any, null string) string {
 	case []any, sqlengine.Struct, sqlengine.Map, json.RawMessage:
 		return string(appendQueryJSON(nil, v))
 	}
-	return queryText(v)
+	return valuefmt.Text(nil, v)
 }
 
 // escapeControl escapes the control characters of a table cell, so that
-// each row stays on one line.
+// each row stays on one line. A cell with some is written as strconv.Quote
+// writes it, less the quotes: its quotes and backslashes are escaped too,
+// \a, \b, \f and \v as such. `read` escapes differently (see
+// valuefmt.EscapeControl: \x07, quotes and backslashes as they are); the two
+// are kept apart so that `query --format table` prints as it did.
 func escapeControl(s string) string {
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f {

@@ -1,17 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hoodie-dev/hoodie/internal/valuefmt"
 	"github.com/hoodie-dev/hoodie/read"
-	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -109,91 +107,38 @@ func openScan(ctx context.Context, path string, opts read.Options) (*read.Scan, 
 // writeRecords prints the scan's records in format.
 func writeRecords(ctx context.Context, w io.Writer, scan *read.Scan, format string) error {
 	fields := scan.Schema().Fields
+	header := make([]string, len(fields))
+	for i, f := range fields {
+		header[i] = f.Name
+	}
 	var (
-		emit  func(b *read.Batch, i int) error
-		flush func() error
+		b *read.Batch // the record printed is record i of b
+		i int
 	)
-	switch format {
-	case "jsonl":
-		bw := bufio.NewWriterSize(w, 64<<10)
-		keys := make([][]byte, len(fields)) // `{"name":` and `,"name":`
-		for i, f := range fields {
-			sep := byte(',')
-			if i == 0 {
-				sep = '{'
-			}
-			keys[i] = append(appendJSONString([]byte{sep}, f.Name), ':')
-		}
-		var line []byte
-		emit = func(b *read.Batch, i int) error {
-			line = line[:0]
-			for c, f := range fields {
-				line = append(line, keys[c]...)
-				line = appendJSONValue(line, f.Type, b.Column(c).Value(i))
-			}
-			if len(fields) == 0 {
-				line = append(line, '{')
-			}
-			line = append(line, '}', '\n')
-			_, err := bw.Write(line)
-			return err
-		}
-		flush = bw.Flush
-	case "csv":
-		cw := csv.NewWriter(w)
-		header := make([]string, len(fields))
-		for i, f := range fields {
-			header[i] = f.Name
-		}
-		if err := cw.Write(header); err != nil {
-			return err
-		}
-		emit = func(b *read.Batch, i int) error {
-			return cw.Write(rowCells(b, i, fields, func(t *storage.Type, v any) string { return cellText(t, v, "") }))
-		}
-		flush = func() error {
-			cw.Flush()
-			return cw.Error()
-		}
-	default: // table
-		var rows [][]string
-		emit = func(b *read.Batch, i int) error {
-			rows = append(rows, rowCells(b, i, fields, tableCell))
-			return nil
-		}
-		flush = func() error {
-			header := make([]string, len(fields))
-			for i, f := range fields {
-				header[i] = f.Name
-			}
-			return writeTable(w, header, rows)
-		}
+	out, err := newRowWriter(w, format, header, rowValues{
+		appendJSON: func(dst []byte, c int) []byte { return valuefmt.AppendJSON(dst, fields[c].Type, b.Column(c).Value(i)) },
+		cell:       func(c int, null string) string { return valuefmt.Cell(fields[c].Type, b.Column(c).Value(i), null) },
+		escape:     valuefmt.EscapeControl,
+	})
+	if err != nil {
+		return err
 	}
 	for {
-		b, err := scan.NextBatch(ctx)
+		b, err = scan.NextBatch(ctx)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		for i := range b.Len() {
-			if err := emit(b, i); err != nil {
+		for i = range b.Len() {
+			if err := out.writeRow(); err != nil {
 				return fmt.Errorf("write output: %w", err)
 			}
 		}
 	}
-	if err := flush(); err != nil {
+	if err := out.flush(); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
 	return nil
-}
-
-// rowCells returns the cells of record i of b.
-func rowCells(b *read.Batch, i int, fields []storage.Field, cell func(*storage.Type, any) string) []string {
-	cells := make([]string, len(fields))
-	for c, f := range fields {
-		cells[c] = cell(f.Type, b.Column(c).Value(i))
-	}
-	return cells
 }

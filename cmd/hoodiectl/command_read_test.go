@@ -13,6 +13,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/fixtures"
 	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/internal/valuefmt"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
 )
@@ -230,7 +231,7 @@ func TestReadWrittenTable(t *testing.T) {
 	target := ts[17]
 	out := hoodiectl(t, "", "read", dir, "--where", "uuid = '"+target.UUID+"'", "--columns", "uuid,ts,fare,partitionpath,_hoodie_record_key", "--format", "csv").mustSucceed(t).stdout
 	want := "uuid,ts,fare,partitionpath,_hoodie_record_key\n" + strings.Join([]string{
-		target.UUID, strconvI(target.TS), floatText(target.Fare, 64), target.PartitionPath, target.UUID,
+		target.UUID, strconvI(target.TS), valuefmt.FormatFloat(target.Fare, 64), target.PartitionPath, target.UUID,
 	}, ",") + "\n"
 	if out != want {
 		t.Errorf("got %q, want %q", out, want)
@@ -248,5 +249,5 @@ func TestReadWrittenTable(t *testing.T) {
 }
 
 func strconvI(n int64) string {
-	return string(appendJSONValue(nil, storage.Primitive(storage.KindLong), n))
+	return string(valuefmt.AppendJSON(nil, storage.Primitive(storage.KindLong), n))
 }

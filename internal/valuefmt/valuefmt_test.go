@@ -1,4 +1,4 @@
-package main
+package valuefmt
 
 import (
 	"encoding/json"
@@ -63,21 +63,21 @@ func TestValueFormats(t *testing.T) {
 		{"record", rec, []any{int32(1), ts("2023-04-01T17:01:00.000001Z")}, `{"a":1,"b":"2023-04-01T17:01:00.000001Z"}`, `{"a":1,"b":"2023-04-01T17:01:00.000001Z"}`, `{"a":1,"b":"2023-04-01T17:01:00.000001Z"}`},
 	}
 	for _, tt := range tests {
-		if got := string(appendJSONValue(nil, tt.typ, tt.v)); got != tt.json {
+		if got := string(AppendJSON(nil, tt.typ, tt.v)); got != tt.json {
 			t.Errorf("%s: JSON %s, want %s", tt.name, got, tt.json)
 		} else if !json.Valid([]byte(got)) {
 			t.Errorf("%s: %s is not valid JSON", tt.name, got)
 		}
-		if got := cellText(tt.typ, tt.v, ""); got != tt.csv {
+		if got := Cell(tt.typ, tt.v, ""); got != tt.csv {
 			t.Errorf("%s: csv cell %q, want %q", tt.name, got, tt.csv)
 		}
-		if got := tableCell(tt.typ, tt.v); got != tt.tableOut {
+		if got := TableCell(tt.typ, tt.v); got != tt.tableOut {
 			t.Errorf("%s: table cell %q, want %q", tt.name, got, tt.tableOut)
 		}
 	}
 }
 
-// TestJSONStringMatchesEncodingJSON checks appendJSONString against
+// TestJSONStringMatchesEncodingJSON checks AppendString against
 // encoding/json (HTML escaping aside) on awkward strings.
 func TestJSONStringMatchesEncodingJSON(t *testing.T) {
 	for _, s := range []string{"", "plain", "\x00\x1f\x7f", `\"`, "\u2028\u2029", "\xff\xfe", "日本語", "a\u00e9\U0001F600"} {
@@ -85,8 +85,117 @@ func TestJSONStringMatchesEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := appendJSONString(nil, s); string(got) != string(want) {
+		if got := AppendString(nil, s); string(got) != string(want) {
 			t.Errorf("%q: %s, want %s", s, got, want)
+		}
+	}
+}
+
+func TestAppendRecord(t *testing.T) {
+	fields := []storage.Field{
+		{Name: "id", Type: storage.Primitive(storage.KindLong)},
+		{Name: "na\"me", Type: storage.Nullable(storage.Primitive(storage.KindString))},
+	}
+	tests := []struct {
+		values []any
+		want   string
+	}{
+		{[]any{int64(1), "x"}, `{"id":1,"na\"me":"x"}`},
+		{[]any{int64(2), nil}, `{"id":2,"na\"me":null}`},
+		{[]any{int64(3)}, `{"id":3,"na\"me":null}`},
+	}
+	for _, tt := range tests {
+		if got := string(AppendRecord([]byte("x"), fields, tt.values)); got != "x"+tt.want {
+			t.Errorf("%v: %s, want x%s", tt.values, got, tt.want)
+		}
+	}
+	if got := string(AppendRecord(nil, nil, nil)); got != `{}` {
+		t.Errorf("no fields: %s, want {}", got)
+	}
+}
+
+// TestTextWithoutType checks the text of values without a storage type, as
+// those of a SQL result are printed.
+func TestTextWithoutType(t *testing.T) {
+	huge, _ := new(big.Int).SetString("123456789012345678901234", 10)
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{uint64(math.MaxUint64), "18446744073709551615"},
+		{huge, "123456789012345678901234"},
+		{int64(-1), "-1"},
+		{float32(2.5), "2.5"},
+		{storage.Date(0), "1970-01-01"},
+		{time.Date(2024, 1, 2, 3, 4, 5, 500_000_000, time.UTC), "2024-01-02T03:04:05.500000Z"},
+		{[]byte("ab"), "YWI="},
+	}
+	for _, tt := range tests {
+		if got := Text(nil, tt.v); got != tt.want {
+			t.Errorf("%T %v: %q, want %q", tt.v, tt.v, got, tt.want)
+		}
+	}
+}
+
+func TestFormatTimestamp(t *testing.T) {
+	east := time.FixedZone("east", 2*3600)
+	tests := []struct {
+		ts   time.Time
+		unit storage.Logical
+		want string
+	}{
+		{time.Date(2023, 4, 1, 19, 1, 0, 0, east), storage.LogicalTimestampMicros, "2023-04-01T17:01:00Z"},
+		{time.Date(2023, 4, 1, 17, 1, 0, 0, time.UTC), storage.LogicalTimestampMillis, "2023-04-01T17:01:00Z"},
+		{time.Date(2023, 4, 1, 17, 1, 0, 123_456_789, time.UTC), storage.LogicalTimestampMicros, "2023-04-01T17:01:00.123456Z"},
+		{time.Date(2023, 4, 1, 17, 1, 0, 123_456_789, time.UTC), storage.LogicalTimestampMillis, "2023-04-01T17:01:00.123Z"},
+		{time.Date(2023, 4, 1, 17, 1, 0, 500, time.UTC), storage.LogicalNone, "2023-04-01T17:01:00.000000Z"},
+	}
+	for _, tt := range tests {
+		if got := FormatTimestamp(tt.ts, tt.unit); got != tt.want {
+			t.Errorf("%v (%s): %s, want %s", tt.ts, tt.unit, got, tt.want)
+		}
+	}
+}
+
+func TestFormatFloat(t *testing.T) {
+	tests := []struct {
+		f    float64
+		bits int
+		want string
+	}{
+		{0, 64, "0"},
+		{math.Copysign(0, -1), 64, "-0"},
+		{1e-6, 64, "0.000001"},
+		{float64(float32(1e-6)), 32, "1e-6"}, // encoding/json: 0.000001
+		{-1.5e-9, 64, "-1.5e-9"},
+		{1e20, 64, "100000000000000000000"},
+		{float64(float32(1e21)), 32, "1e+21"},
+		{123.456, 64, "123.456"},
+		{float64(float32(123.456)), 32, "123.456"},
+		{math.Inf(1), 64, "Infinity"},
+	}
+	for _, tt := range tests {
+		if got := FormatFloat(tt.f, tt.bits); got != tt.want {
+			t.Errorf("FormatFloat(%v, %d) = %s, want %s", tt.f, tt.bits, got, tt.want)
+		}
+	}
+	if got := string(AppendFloat([]byte("x"), math.Inf(1), 64)); got != `x"Infinity"` {
+		t.Errorf("AppendFloat(+Inf) = %s", got)
+	}
+}
+
+func TestEscapeControl(t *testing.T) {
+	for s, want := range map[string]string{
+		"":                 "",
+		`plain "q" \`:      `plain "q" \`,
+		"line\r\ntwo":      `line\r\ntwo`,
+		"\x00\x07\x1f\x7f": `\x00\x07\x1f\x7f`,
+		"a\"b\tc":          `a"b\tc`,
+		"é\xff\x01":        "é\uFFFD\\x01",
+		"\xff":             "\xff",
+	} {
+		if got := EscapeControl(s); got != want {
+			t.Errorf("EscapeControl(%q) = %q, want %q", s, got, want)
 		}
 	}
 }
