@@ -1,13 +1,11 @@
 package write
 
 import (
-	"context"
 	"fmt"
-	"strconv"
+	"runtime"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
-
+	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
 )
@@ -16,60 +14,20 @@ import (
 // state them.
 const benchRows = 1_000_000
 
-// baselineRow is a trip with the five meta columns, as plain parquet-go
-// writes it from Go structs.
-type baselineRow struct {
-	CommitTime    string  `parquet:"_hoodie_commit_time,optional"`
-	SeqNo         string  `parquet:"_hoodie_commit_seqno,optional"`
-	RecordKey     string  `parquet:"_hoodie_record_key,optional"`
-	PartitionPath string  `parquet:"_hoodie_partition_path,optional"`
-	FileName      string  `parquet:"_hoodie_file_name,optional"`
-	UUID          string  `parquet:"uuid,optional"`
-	TS            int64   `parquet:"ts,optional"`
-	Rider         string  `parquet:"rider,optional"`
-	Driver        string  `parquet:"driver,optional"`
-	Fare          float64 `parquet:"fare,optional"`
-	Partition     string  `parquet:"partitionpath,optional"`
-}
-
 // BenchmarkParquetGoBaseline writes the trips with their five meta columns
 // using parquet-go alone, from Go structs, zstd, into as many files as a
 // bulk insert of them makes (three per partition): the baseline bulk-insert
-// is measured against. Building the rows is part of the work, as it is for
-// a bulk insert.
+// is measured against.
 func BenchmarkParquetGoBaseline(b *testing.B) {
 	ts := trips.NewGenerator(1).Inserts(benchRows)
-	const filesPerPartition = 3
+	files := map[string]int{}
+	for _, p := range trips.Partitions() {
+		files[p] = 3
+	}
 	b.ResetTimer()
 	for range b.N {
-		dir := b.TempDir()
-		fsys, _ := storage.NewLocalFS(dir)
-		byPart := map[string][]baselineRow{}
-		for i, t := range ts {
-			byPart[t.PartitionPath] = append(byPart[t.PartitionPath], baselineRow{
-				CommitTime: "20261129000000000", SeqNo: "20261129000000000_0_" + strconv.Itoa(i), RecordKey: t.UUID,
-				PartitionPath: t.PartitionPath, FileName: "f.parquet",
-				UUID: t.UUID, TS: t.TS, Rider: t.Rider, Driver: t.Driver, Fare: t.Fare, Partition: t.PartitionPath,
-			})
-		}
-		n := 0
-		for _, rows := range byPart {
-			for f := range filesPerPartition {
-				out, err := fsys.Create(context.Background(), fmt.Sprintf("%d.parquet", n))
-				if err != nil {
-					b.Fatal(err)
-				}
-				n++
-				w := parquet.NewGenericWriter[baselineRow](out, parquet.Compression(&parquet.Zstd))
-				lo, hi := len(rows)*f/filesPerPartition, len(rows)*(f+1)/filesPerPartition
-				if _, err := w.Write(rows[lo:hi]); err != nil {
-					b.Fatal(err)
-				}
-				if err := w.Close(); err != nil {
-					b.Fatal(err)
-				}
-				out.Close()
-			}
+		if _, err := tripbench.WriteParquet(b.TempDir(), "20261129000000000", ts, files, runtime.GOMAXPROCS(0)); err != nil {
+			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")

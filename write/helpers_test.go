@@ -8,31 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
-// tripsSchema is the input schema of trip records.
-func tripsSchema() *storage.Schema {
-	str := storage.Nullable(storage.Primitive(storage.KindString))
-	return &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []storage.Field{
-		{Name: "uuid", Type: str},
-		{Name: "ts", Type: storage.Nullable(storage.Primitive(storage.KindLong))},
-		{Name: "rider", Type: str},
-		{Name: "driver", Type: str},
-		{Name: "fare", Type: storage.Nullable(storage.Primitive(storage.KindDouble))},
-		{Name: "partitionpath", Type: str},
-	}}
-}
-
 func tripsInput(ts []trips.Trip) *Input {
-	rows := make([][]any, len(ts))
-	for i, t := range ts {
-		rows[i] = t.Values()
-	}
-	return &Input{Name: "trips", Schema: tripsSchema(), Rows: rows}
+	return &Input{Name: "trips", Schema: tripbench.Schema(), Rows: tripbench.Rows(ts)}
 }
 
 // testTable is a table in a temporary folder with a writer.

@@ -115,6 +115,7 @@ nothing committed, 2 a wrong command line, 3 any other error.`,
 		newQueryCommand(io),
 		newExportCommand(io),
 		newIndexCommand(io),
+		newBenchCommand(io),
 	)
 	root.AddCommand(newWriteCommands(io)...)
 	var silence func(*cobra.Command)
