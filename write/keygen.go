@@ -1,13 +1,13 @@
 package write
 
 import (
-	"encoding/base64"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hoodie-dev/hoodie/internal/valuefmt"
 	"github.com/hoodie-dev/hoodie/storage"
 )
 
@@ -120,35 +120,21 @@ func (g *KeyGenerator) PartitionPath(row []any) string {
 }
 
 // valueString renders a single value the way Hudi renders key and partition
-// values: numbers in their shortest form, dates as YYYY-MM-DD, decimals
-// exactly, timestamps as RFC 3339 in UTC, bytes as base64.
+// values: as the contract's text form (valuefmt.Text), except floats, which
+// Java renders with a ".0" when integral, and timestamps, which key
+// generators render as RFC 3339 with as many fractional digits as needed.
 func valueString(v any) string {
 	switch v := v.(type) {
 	case nil:
 		return ""
-	case string:
-		return v
-	case bool:
-		return strconv.FormatBool(v)
-	case int32:
-		return strconv.FormatInt(int64(v), 10)
-	case int64:
-		return strconv.FormatInt(v, 10)
 	case float32:
 		return formatFloat(float64(v), 32)
 	case float64:
 		return formatFloat(v, 64)
-	case storage.Date:
-		return v.String()
-	case storage.Decimal:
-		return v.String()
 	case time.Time:
 		return v.UTC().Format(time.RFC3339Nano)
-	case []byte:
-		return base64.StdEncoding.EncodeToString(v)
-	default:
-		return fmt.Sprint(v)
 	}
+	return valuefmt.Text(nil, v)
 }
 
 // formatFloat writes a float as Java's Double.toString would for the common

@@ -1,0 +1,71 @@
+package write
+
+import (
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+func TestRecordKeysAndPartitions(t *testing.T) {
+	str := storage.Nullable(storage.Primitive(storage.KindString))
+	schema := &storage.Schema{Name: "r", Fields: []storage.Field{
+		{Name: "id", Type: storage.Nullable(storage.Primitive(storage.KindInt))},
+		{Name: "name", Type: str},
+		{Name: "score", Type: storage.Nullable(storage.Primitive(storage.KindDouble))},
+		{Name: "day", Type: storage.Nullable(storage.DateType())},
+		{Name: "at", Type: storage.Nullable(storage.TimestampMicrosType())},
+		{Name: "amount", Type: storage.Nullable(storage.DecimalType(10, 2))},
+	}}
+	day, _ := storage.ParseDate("2024-04-01")
+	at := time.Date(2024, 4, 1, 17, 1, 0, 123000, time.UTC)
+	amount := storage.NewDecimal(big.NewInt(12345), 2)
+	tests := []struct {
+		name       string
+		keys, part []string
+		hive       bool
+		row        []any
+		wantKey    string
+		wantPart   string
+		wantErr    string
+	}{
+		{"simple", []string{"id"}, []string{"name"}, false, []any{int32(1), "Alice", nil, nil, nil, nil}, "1", "Alice", ""},
+		{"complex", []string{"id", "name"}, []string{"day"}, true, []any{int32(1), "Alice", nil, day, nil, nil}, "id:1,name:Alice", "day=2024-04-01", ""},
+		{"complex with null and empty parts", []string{"id", "name"}, nil, false, []any{nil, "", nil, nil, nil, nil}, "", "", "all null or empty"},
+		{"complex with a null part", []string{"id", "name"}, nil, false, []any{int32(7), nil, nil, nil, nil, nil}, "id:7,name:__null__", "", ""},
+		{"integral double as Java prints it", []string{"score"}, nil, false, []any{nil, nil, 3.0, nil, nil, nil}, "3.0", "", ""},
+		{"timestamp and decimal", []string{"at"}, []string{"amount"}, false, []any{nil, nil, nil, nil, at, amount}, "2024-04-01T17:01:00.000123Z", "123.45", ""},
+		{"null key", []string{"name"}, nil, false, []any{int32(1), nil, nil, nil, nil, nil}, "", "", "is null"},
+		{"null partition", []string{"id"}, []string{"name"}, true, []any{int32(1), nil, nil, nil, nil, nil}, "1", "name=__HIVE_DEFAULT_PARTITION__", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := &storage.TableConfig{RecordKeyFields: tt.keys, PartitionFields: tt.part, HiveStylePartitioning: tt.hive}
+			g, err := NewKeyGenerator(cfg, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key, err := g.RecordKey(tt.row)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got key %q, error %v; want an error with %q", key, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || key != tt.wantKey {
+				t.Fatalf("key %q, %v; want %q", key, err, tt.wantKey)
+			}
+			if p := g.PartitionPath(tt.row); p != tt.wantPart {
+				t.Fatalf("partition %q, want %q", p, tt.wantPart)
+			}
+			if p := newPartitionCache(g).path(tt.row); p != tt.wantPart {
+				t.Fatalf("cached partition %q, want %q", p, tt.wantPart)
+			}
+		})
+	}
+	if _, err := NewKeyGenerator(&storage.TableConfig{RecordKeyFields: []string{"missing"}}, schema); err == nil {
+		t.Error("a key column missing from the schema was accepted")
+	}
+}
