@@ -307,10 +307,6 @@ func converter(to, in *storage.Type) (func(any) (any, error), error) {
 			}
 			return out, nil
 		}, nil
-	default:
-		if sameShape(to, in) {
-			return nil, nil
-		}
 	}
 	if sameShape(to, in) {
 		return nil, nil
