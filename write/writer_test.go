@@ -3,8 +3,10 @@ package write
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
@@ -171,5 +173,25 @@ func TestBloomFiltersHoldEveryKey(t *testing.T) {
 	}
 	if checked != 450 {
 		t.Fatalf("checked %d keys, want 450", checked)
+	}
+}
+
+func TestWriteRefusesTablesWithoutMetaFields(t *testing.T) {
+	ctx := context.Background()
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	cfg, err := storage.LoadTableConfig(ctx, tt.fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.PopulateMetaFields = false
+	if err := storage.UpdateTableConfig(ctx, tt.fsys, cfg, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tt.w.Write(ctx, OpInsert, tripsInput(trips.NewGenerator(1).Inserts(3)))
+	if err == nil || !strings.Contains(err.Error(), "hoodie.populate.meta.fields=false") {
+		t.Fatalf("got %v, want a refusal naming hoodie.populate.meta.fields", err)
+	}
+	if tl, _ := timeline.Load(ctx, tt.fsys); tl.Len() != 0 {
+		t.Fatal("the refused write left instants")
 	}
 }
