@@ -71,7 +71,13 @@
 //     chunks (floating-point columns allow for NaN, which statistics leave
 //     out).
 //
-// Stats counts the files and row groups read and skipped.
+// Within the row groups that remain, the filter's columns are decoded
+// first; the other columns are decoded only for the rows that pass, and
+// pages that hold none of them are skipped through the offset index
+// (columns outside lists and maps) or never loaded. A selective filter thus
+// reads little more than its own columns.
+//
+// Stats counts the files, row groups and pages read and skipped.
 //
 // # Tables without meta fields
 //

@@ -67,6 +67,8 @@ type pred interface {
 	// possible returns what the predicate may evaluate to over rows
 	// described by src.
 	possible(src rangeSource) truthSet
+	// columns sets used[col] for every read column the predicate reads.
+	columns(used []bool)
 }
 
 type (
@@ -105,6 +107,8 @@ func (p *andPred) eval(b *Batch, out []truth) {
 	}
 }
 
+func (p *andPred) columns(used []bool) { p.l.columns(used); p.r.columns(used) }
+
 func (p *andPred) possible(src rangeSource) truthSet {
 	return p.l.possible(src).combine(p.r.possible(src), func(a, b truth) truth { return min(a, b) })
 }
@@ -118,6 +122,8 @@ func (p *orPred) eval(b *Batch, out []truth) {
 	}
 }
 
+func (p *orPred) columns(used []bool) { p.l.columns(used); p.r.columns(used) }
+
 func (p *orPred) possible(src rangeSource) truthSet {
 	return p.l.possible(src).combine(p.r.possible(src), func(a, b truth) truth { return max(a, b) })
 }
@@ -128,6 +134,8 @@ func (p *notPred) eval(b *Batch, out []truth) {
 		out[i] = tTrue - t
 	}
 }
+
+func (p *notPred) columns(used []bool) { p.x.columns(used) }
 
 func (p *notPred) possible(src rangeSource) truthSet {
 	x := p.x.possible(src)
@@ -152,6 +160,8 @@ func (p *nullPred) eval(b *Batch, out []truth) {
 		out[i] = truthOf(v.IsNull(i) != p.not)
 	}
 }
+
+func (p *nullPred) columns(used []bool) { used[p.col] = true }
 
 func (p *nullPred) possible(src rangeSource) truthSet {
 	r := src(p.col)
@@ -262,6 +272,8 @@ func evalNumbers[T int32 | int64 | float32 | float64, K int64 | float64](xs []T,
 		}
 	}
 }
+
+func (p *cmpPred) columns(used []bool) { used[p.col] = true }
 
 func (p *cmpPred) possible(src rangeSource) truthSet {
 	r := src(p.col)
@@ -381,6 +393,8 @@ func (p *inPred) eval(b *Batch, out []truth) {
 	}
 	applyNulls(v, out)
 }
+
+func (p *inPred) columns(used []bool) { used[p.col] = true }
 
 func (p *inPred) possible(src rangeSource) truthSet {
 	r := src(p.col)

@@ -60,9 +60,14 @@ type Stats struct {
 	// RowGroupsRead and RowGroupsSkipped count the row groups of the files
 	// opened, read or ruled out by their column statistics.
 	RowGroupsRead, RowGroupsSkipped int
-	// RowsRead are the rows decoded; RowsReturned the records that passed
-	// the filter.
+	// RowsRead are the rows of the row groups read that were decoded: the
+	// filter's columns of every one of them, and the other columns only of
+	// the rows that passed the filter; RowsReturned are those rows.
 	RowsRead, RowsReturned int64
+	// PagesSkipped counts the data pages of columns outside the filter
+	// that were never read because the filter ruled out all their rows
+	// (found by the offset index; columns in lists and maps do not count).
+	PagesSkipped int64
 }
 
 // Scan reads the records of a snapshot of a table, as of an instant, or
@@ -78,6 +83,7 @@ type Scan struct {
 	cols        []readCol       // the columns read: those returned, then the filter's others
 	out         int             // how many of cols are returned
 	filter      pred            // nil: every record
+	filterCols  []bool          // by read column: the filter reads it
 	part        partitioning
 	computeMeta bool                 // the table does not populate meta fields
 	keyCols     []bool               // by read column: its values are record keys
@@ -143,6 +149,10 @@ func NewScan(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, tl 
 	keyField := ""
 	if len(cfg.RecordKeyFields) == 1 && singleKeyValues[cfg.KeyGeneratorClass] {
 		keyField = cfg.RecordKeyFields[0]
+	}
+	if filter != nil {
+		s.filterCols = make([]bool, len(s.cols))
+		filter.columns(s.filterCols)
 	}
 	s.keyCols = make([]bool, len(s.cols))
 	for i, c := range s.cols {
@@ -323,7 +333,7 @@ func (s *Scan) openFile(ctx context.Context, slice FileSlice) (*fileReader, erro
 	if err != nil {
 		return nil, err
 	}
-	f := &fileReader{slice: slice, bf: bf}
+	f := &fileReader{slice: slice, bf: bf, filter: s.filter, filterCols: s.filterCols}
 	if err := s.plan(f); err != nil {
 		return nil, errors.Join(fmt.Errorf("base file %s: %w", slice.Path, err), f.close())
 	}
@@ -411,12 +421,10 @@ func isASCII(s string) bool {
 // cursor is one reader of the scan's files: the file it is in and the
 // batches it fills, used in turn.
 type cursor struct {
-	file   *fileReader
-	bufs   []*Batch // every read column
-	outs   []*Batch // the returned columns of bufs
-	next   int      // the buffer to fill next
-	truths []truth
-	sel    []int32
+	file *fileReader
+	bufs []*Batch // every read column
+	outs []*Batch // the returned columns of bufs
+	next int      // the buffer to fill next
 }
 
 // newCursor returns a cursor with n batch buffers.
@@ -466,44 +474,30 @@ func (s *Scan) fill(ctx context.Context, c *cursor) (*Batch, error) {
 			c.file = f
 		}
 		b, out := c.bufs[c.next], c.outs[c.next]
-		n, err := c.file.readBatch(b, s.batchSize)
+		f := c.file
+		n, err := f.readBatch(b, s.batchSize)
 		if err == errEndOfFile {
-			if err := c.close(); err != nil {
+			err := c.close()
+			s.count(func(st *Stats) { st.PagesSkipped += f.takePagesSkipped() })
+			if err != nil {
 				return nil, err
 			}
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read base file %s: %w", c.file.slice.Path, err)
+			return nil, fmt.Errorf("read base file %s: %w", f.slice.Path, err)
 		}
-		out.n = n
-		if s.filter != nil {
-			s.applyFilter(c, b, out)
-		}
-		s.count(func(st *Stats) { st.RowsRead += int64(n); st.RowsReturned += int64(out.n) })
+		out.n = b.n
+		s.count(func(st *Stats) {
+			st.RowsRead += int64(n)
+			st.RowsReturned += int64(out.n)
+			st.PagesSkipped += f.takePagesSkipped()
+		})
 		if out.n > 0 {
 			c.next = (c.next + 1) % len(c.bufs)
 			return out, nil
 		}
 	}
-}
-
-// applyFilter keeps the rows of out, the returned columns of b, for which
-// the filter is true.
-func (s *Scan) applyFilter(c *cursor, b, out *Batch) {
-	n := b.n
-	if cap(c.truths) < n {
-		c.truths = make([]truth, n)
-	}
-	truths := c.truths[:n]
-	s.filter.eval(b, truths)
-	c.sel = c.sel[:0]
-	for i, t := range truths {
-		if t == tTrue {
-			c.sel = append(c.sel, int32(i))
-		}
-	}
-	out.keep(c.sel)
 }
 
 // NextBatch returns the next batch of records, or io.EOF after the last.

@@ -97,6 +97,7 @@ func benchScan(b *testing.B, opts read.Options, wantRows int64) {
 	b.ReportMetric(float64(stats.FilesSkipped), "files-skipped")
 	b.ReportMetric(float64(stats.RowGroupsRead), "rowgroups-read")
 	b.ReportMetric(float64(stats.RowGroupsSkipped), "rowgroups-skipped")
+	b.ReportMetric(float64(stats.PagesSkipped), "pages-skipped")
 	b.Logf("%+v", stats)
 }
 

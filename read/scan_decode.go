@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"sort"
 
 	"github.com/google/uuid"
 	"github.com/parquet-go/parquet-go"
@@ -341,6 +342,7 @@ type leafReader struct {
 	typ    *storage.Type // the reader's type of the values
 	nested bool          // part of a record, array or map: keep levels and entries
 
+	chunk parquet.ColumnChunk
 	pages parquet.Pages
 	page  parquet.Page
 	defs  []byte // the page's levels; nil when maxDef or maxRep is 0
@@ -353,6 +355,17 @@ type leafReader struct {
 	dict  parquet.Dictionary
 	dvec  *Vector // dict's values
 
+	// Skipping rows: offsets is the chunk's offset index, loaded on first
+	// use (indexed) and only for a leaf outside lists and maps, nil if it
+	// has none; pageRow is the chunk's row of the page's first entry (for
+	// maxRep 0); skip is how many rows to skip before the next read;
+	// pagesSkipped counts the pages skipped without reading them.
+	offsets      parquet.OffsetIndex
+	indexed      bool
+	pageRow      int64
+	skip         int
+	pagesSkipped int
+
 	// Of the batch, for nested leaves: the entries and their levels, and
 	// the next entry to assemble.
 	vals         *Vector
@@ -363,16 +376,23 @@ type leafReader struct {
 // start begins reading the leaf's column chunk of row group rg.
 func (l *leafReader) start(rg parquet.RowGroup) {
 	l.close()
-	l.pages = rg.ColumnChunks()[l.col].Pages()
+	l.chunk = rg.ColumnChunks()[l.col]
+	l.pages = l.chunk.Pages()
 }
 
-// close releases the current page and page reader.
+// close releases the current page and page reader, counting the pages
+// that the rows left to skip cover.
 func (l *leafReader) close() error {
+	if l.skip > 0 && l.pages != nil {
+		next := l.pageRow + int64(l.n)
+		l.pagesSkipped += l.pagesIn(next, next+int64(l.skip-(l.n-l.cur)))
+	}
 	if l.page != nil {
 		parquet.Release(l.page)
 		l.page = nil
 	}
-	l.n, l.cur = 0, 0
+	l.n, l.cur, l.pageRow, l.skip = 0, 0, 0, 0
+	l.chunk, l.offsets, l.indexed = nil, nil, false
 	if l.pages == nil {
 		return nil
 	}
@@ -381,12 +401,68 @@ func (l *leafReader) close() error {
 	return err
 }
 
+// offsetIndex returns the offset index of the chunk of a leaf outside
+// lists and maps, or nil.
+func (l *leafReader) offsetIndex() parquet.OffsetIndex {
+	if !l.indexed && l.maxRep == 0 && l.chunk != nil {
+		l.indexed = true
+		if oi, err := l.chunk.OffsetIndex(); err == nil && oi.NumPages() > 0 {
+			l.offsets = oi
+		}
+	}
+	return l.offsets
+}
+
+// pagesIn returns how many pages of the chunk start at rows in [from, to).
+func (l *leafReader) pagesIn(from, to int64) int {
+	oi := l.offsetIndex()
+	if oi == nil || to <= from {
+		return 0
+	}
+	return l.pagesBefore(to) - l.pagesBefore(from)
+}
+
+// pagesBefore returns how many pages of the chunk start before row r; the
+// offset index must be loaded.
+func (l *leafReader) pagesBefore(r int64) int {
+	return sort.Search(l.offsets.NumPages(), func(i int) bool { return l.offsets.FirstRowIndex(i) >= r })
+}
+
+// seek jumps, when the current page is used up, over the whole pages that
+// the next rows rows cover, by the offset index, to the page holding the
+// first row after them. It returns the rows jumped over.
+func (l *leafReader) seek(rows int) (int, error) {
+	if l.offsetIndex() == nil {
+		return 0, nil
+	}
+	next := l.pageRow + int64(l.n) // the first row of the next page
+	to := l.pagesBefore(next+int64(rows)+1) - 1
+	if to < 0 {
+		return 0, nil
+	}
+	first := l.offsets.FirstRowIndex(to)
+	if first <= next {
+		return 0, nil
+	}
+	if err := l.pages.SeekToRow(first); err != nil {
+		return 0, err
+	}
+	l.pagesSkipped += l.pagesIn(next, first)
+	if l.page != nil {
+		parquet.Release(l.page)
+		l.page = nil
+	}
+	l.pageRow, l.n, l.cur = first, 0, 0
+	return int(first - next), nil
+}
+
 // nextPage loads the next page; ok is false at the end of the chunk.
 func (l *leafReader) nextPage() (ok bool, err error) {
 	if l.page != nil {
 		parquet.Release(l.page)
 		l.page = nil
 	}
+	l.pageRow += int64(l.n)
 	p, err := l.pages.ReadPage()
 	if err == io.EOF {
 		return false, nil
@@ -421,15 +497,37 @@ func (l *leafReader) nextPage() (ok bool, err error) {
 // read reads the next rows rows of the column: into out for a flat leaf,
 // or into the leaf's entries and levels for a nested one.
 func (l *leafReader) read(rows int, out *Vector) error {
+	if l.skip > 0 {
+		skip := l.skip
+		l.skip = 0
+		if err := l.walk(skip, nil); err != nil {
+			return err
+		}
+	}
 	if l.nested {
 		l.vals.reset()
 		l.bdefs, l.breps, l.pos = l.bdefs[:0], l.breps[:0], 0
 		out = l.vals
 	}
+	return l.walk(rows, out)
+}
+
+// walk consumes the next rows rows of the column, appending their entries
+// to out, or discarding them if out is nil.
+func (l *leafReader) walk(rows int, out *Vector) error {
 	for {
 		if l.cur == l.n {
 			if rows == 0 && l.maxRep == 0 {
 				return nil
+			}
+			if out == nil && l.maxRep == 0 {
+				jumped, err := l.seek(rows)
+				if err != nil {
+					return err
+				}
+				if rows -= jumped; rows == 0 {
+					return nil
+				}
 			}
 			ok, err := l.nextPage()
 			if err != nil {
@@ -475,9 +573,23 @@ func (l *leafReader) read(rows int, out *Vector) error {
 	}
 }
 
-// take appends the next count entries of the page to out.
+// take appends the next count entries of the page to out, or discards
+// them if out is nil.
 func (l *leafReader) take(count int, out *Vector) error {
 	from, to := l.cur, l.cur+count
+	if out == nil {
+		l.cur = to
+		if l.maxDef == 0 {
+			l.vcur += count
+			return nil
+		}
+		for _, d := range l.defs[from:to] {
+			if d == l.maxDef {
+				l.vcur++
+			}
+		}
+		return nil
+	}
 	if l.nested {
 		if l.maxDef > 0 {
 			l.bdefs = append(l.bdefs, l.defs[from:to]...)

@@ -412,6 +412,36 @@ func (p *colPlan) assemble(n *colNode) (any, error) {
 	}
 }
 
+// skipRows skips the next rows rows of the column. The leaves skip
+// lazily, on their next read, so that rows skipped up to the end of a row
+// group cost nothing.
+func (p *colPlan) skipRows(rows int) {
+	for _, l := range p.leaves {
+		l.skip += rows
+	}
+}
+
+// readRows reads the rows at the ascending indexes sel of the next rows
+// rows of the column into out, reading runs of consecutive rows at once
+// and skipping the others.
+func (p *colPlan) readRows(sel []int32, rows int, out *Vector) error {
+	next := 0 // the first row not yet read or skipped
+	for i := 0; i < len(sel); {
+		j := i + 1
+		for j < len(sel) && sel[j] == sel[j-1]+1 {
+			j++
+		}
+		p.skipRows(int(sel[i]) - next)
+		if err := p.read(j-i, out); err != nil {
+			return err
+		}
+		next = int(sel[j-1]) + 1
+		i = j
+	}
+	p.skipRows(rows - next)
+	return nil
+}
+
 // start begins reading row group rg.
 func (p *colPlan) start(rg parquet.RowGroup) {
 	for _, l := range p.leaves {
@@ -436,6 +466,12 @@ type fileReader struct {
 	plans  []*colPlan // by read column
 	groups []int      // the row groups to read
 	left   int64      // rows left in the current row group
+	// filter, if not nil, selects the rows returned; filterCols are the
+	// read columns it reads, by read column.
+	filter     pred
+	filterCols []bool
+	truths     []truth // the filter's value for each row of the batch
+	sel        []int32 // the rows of the batch for which it is true
 	// keys, if not nil, tells record keys certainly not in the file.
 	keys func(string) bool
 }
@@ -464,9 +500,14 @@ func textVector(s string) *Vector {
 	return v
 }
 
-// readBatch reads the next rows of the file into b, whose columns are the
-// scan's read columns: at most max rows. It returns io.EOF after the last
-// row group.
+// readBatch reads the next rows of the file, at most maxRows, and puts
+// those the filter selects (all without a filter) into b, whose columns are
+// the scan's read columns. It returns the number of rows read, and
+// errEndOfFile after the last row group.
+//
+// With a filter, it materializes late: it decodes the filter's columns,
+// evaluates the filter, and then decodes only the selected rows of the
+// other columns, skipping the rest, whole pages by the offset index.
 func (f *fileReader) readBatch(b *Batch, maxRows int) (n int, err error) {
 	defer func() {
 		if r := recover(); r != nil { // parquet-go panics on some corrupt pages
@@ -486,14 +527,62 @@ func (f *fileReader) readBatch(b *Batch, maxRows int) (n int, err error) {
 	}
 	n = int(min(int64(maxRows), f.left))
 	for i, p := range f.plans {
-		b.cols[i].reset()
-		if err := p.read(n, b.cols[i]); err != nil {
-			return 0, err
+		if f.filter == nil || f.filterCols[i] {
+			b.cols[i].reset()
+			if err := p.read(n, b.cols[i]); err != nil {
+				return 0, err
+			}
 		}
 	}
 	f.left -= int64(n)
 	b.n = n
+	if f.filter == nil {
+		return n, nil
+	}
+	f.selectRows(b)
+	for i, p := range f.plans {
+		if f.filterCols[i] {
+			if len(f.sel) < n {
+				b.cols[i].keep(f.sel)
+			}
+			continue
+		}
+		b.cols[i].reset()
+		if err := p.readRows(f.sel, n, b.cols[i]); err != nil {
+			return 0, err
+		}
+	}
+	b.n = len(f.sel)
 	return n, nil
+}
+
+// selectRows sets f.sel to the rows of b, whose filter columns are read,
+// for which the filter is true.
+func (f *fileReader) selectRows(b *Batch) {
+	if cap(f.truths) < b.n {
+		f.truths = make([]truth, b.n)
+	}
+	truths := f.truths[:b.n]
+	f.filter.eval(b, truths)
+	f.sel = f.sel[:0]
+	for i, t := range truths {
+		if t == tTrue {
+			f.sel = append(f.sel, int32(i))
+		}
+	}
+}
+
+// takePagesSkipped returns the pages the file's leaves skipped since the
+// last call.
+func (f *fileReader) takePagesSkipped() int64 {
+	var n int64
+	for _, p := range f.plans {
+		for _, l := range p.leaves {
+			n += int64(l.pagesSkipped)
+			l.pagesSkipped = 0
+		}
+	}
+	return n
 }
 
 // errEndOfFile ends a file's rows.

@@ -289,12 +289,13 @@ func randomPresent(r *rand.Rand, t *storage.Type) any {
 	return rec
 }
 
-// TestScanRoundTrip writes random records of every type into a file of
-// many small pages and row groups and reads them back, whole and in
-// projections, with odd batch sizes.
-func TestScanRoundTrip(t *testing.T) {
+// allTypesTable writes 700 random records of allTypesSchema, with ids 0
+// to 699 in order and random values from seed, into one base file written
+// with opts.
+func allTypesTable(t *testing.T, seed uint64, opts storage.BaseFileOptions) (*storage.Schema, [][]any, *rawTable) {
+	t.Helper()
 	schema := allTypesSchema()
-	rng := rand.New(rand.NewPCG(1, 2))
+	rng := rand.New(rand.NewPCG(seed, seed+1))
 	var rows [][]any
 	for id := range 700 {
 		row := []any{int32(id)}
@@ -304,7 +305,15 @@ func TestScanRoundTrip(t *testing.T) {
 		rows = append(rows, row)
 	}
 	tbl := newRawTable(t, []string{"id"}, nil, false, nil)
-	tbl.commit(schema, rawFile{rows: rows, opts: storage.BaseFileOptions{BlockSize: 8 << 10, PageSize: 512, Compression: "snappy"}})
+	tbl.commit(schema, rawFile{rows: rows, opts: opts})
+	return schema, rows, tbl
+}
+
+// TestScanRoundTrip writes random records of every type into a file of
+// many small pages and row groups and reads them back, whole and in
+// projections, with odd batch sizes.
+func TestScanRoundTrip(t *testing.T) {
+	schema, rows, tbl := allTypesTable(t, 1, storage.BaseFileOptions{BlockSize: 8 << 10, PageSize: 512, Compression: "snappy"})
 
 	var names []string
 	for _, f := range schema.Fields {
