@@ -12,6 +12,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/validate"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -174,6 +175,11 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 		return err
 	}
 	opts := write.Options{Settings: settings}
+	if hook, err := validate.FromSettings(settings.Props); err != nil {
+		return err
+	} else if hook != nil {
+		opts.Hook = hook
+	}
 	if progress {
 		fmt.Fprintf(io.err, "%s of %d record(s)...\n", op, len(input.Rows))
 		opts.Progress = func(done, total int) {

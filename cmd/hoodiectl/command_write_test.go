@@ -206,3 +206,19 @@ func TestUpsertIntoSparkTables(t *testing.T) {
 		})
 	}
 }
+
+func TestPreCommitValidators(t *testing.T) {
+	dir := newTripsCLITable(t)
+	hoodiectl(t, `{"uuid":"a","ts":1,"fare":1.5,"region":"eu"}`, "insert", dir).mustSucceed(t)
+	props := filepath.Join(t.TempDir(), "validators.properties")
+	os.WriteFile(props, []byte("hoodie.precommit.validators=org.apache.hudi.client.validator.SqlQuerySingleResultPreCommitValidator\n"+
+		"hoodie.precommit.validators.single.value.sql.queries=select count(*) from <TABLE_NAME> where fare < 0#0\n"), 0o644)
+	hoodiectl(t, `{"uuid":"b","ts":1,"fare":2.5,"region":"eu"}`, "upsert", dir, "--props", props).mustSucceed(t)
+	r := hoodiectl(t, `{"uuid":"c","ts":1,"fare":-1,"region":"eu"}`, "upsert", dir, "--props", props)
+	r.mustFail(t, exitRefused, "pre-commit validation failed", "returned 1, expected 0", "nothing was committed")
+	if recs := readKeys(t, dir); len(recs) != 2 {
+		t.Fatalf("a refused write changed the table: %v", recs)
+	}
+	hoodiectl(t, `{"uuid":"c","ts":1,"fare":1,"region":"eu"}`, "upsert", dir, "--props", props,
+		"--set", "hoodie.precommit.validators=com.example.Custom").mustFail(t, exitError, "unknown validator")
+}
