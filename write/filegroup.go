@@ -190,14 +190,17 @@ func (m *merger) mergeExisting(ctx context.Context) error {
 		carry = carry[:0]
 		for _, row := range batch[:n] {
 			key := rowKey(row)
-			if key == "" {
+			if len(key) == 0 {
 				return fmt.Errorf("base file %s: a row has no %s", m.task.prev.Path, storage.MetaRecordKey)
 			}
+			// Indexing a map with string(key) does not allocate: most rows
+			// are looked up and carried, and must cost no garbage.
 			var in *record
 			var moved bool
 			if work != nil {
-				if in = work.updates[key]; in == nil {
-					in, moved = work.movedOut[key], work.movedOut[key] != nil
+				if in = work.updates[string(key)]; in == nil {
+					in = work.movedOut[string(key)]
+					moved = in != nil
 				}
 			}
 			if in == nil {
@@ -310,10 +313,11 @@ func (m *merger) apply(in *record, moved bool, stored []any, carry *[]parquet.Ro
 	return m.writeRecord(in)
 }
 
-// rowKey returns the record key of a row with meta fields, without copying.
-func rowKey(row parquet.Row) string {
+// rowKey returns the record key of a row with meta fields, without copying:
+// the bytes belong to the row.
+func rowKey(row parquet.Row) []byte {
 	if len(row) <= metaRecordKey || row[metaRecordKey].IsNull() {
-		return ""
+		return nil
 	}
-	return string(row[metaRecordKey].ByteArray())
+	return row[metaRecordKey].ByteArray()
 }
