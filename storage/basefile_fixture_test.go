@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"archive/zip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,48 +17,15 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/hoodie-dev/hoodie/internal/fixtures"
 )
 
-// unzipFixture extracts the Spark-written table name from the folder named
-// by HOODIE_FIXTURES into a temporary folder and returns the table's path.
-// It skips the test when HOODIE_FIXTURES is unset.
+// unzipFixture extracts the Spark-written table name into a temporary folder
+// and returns the table's path (see internal/fixtures).
 func unzipFixture(t *testing.T, name string) string {
 	t.Helper()
-	dir := os.Getenv("HOODIE_FIXTURES")
-	if dir == "" {
-		t.Skip("HOODIE_FIXTURES is not set: it names the folder of the Spark-written fixture tables (shared/fixtures/hudi-v6)")
-	}
-	zr, err := zip.OpenReader(filepath.Join(dir, name+".zip"))
-	if err != nil {
-		t.Fatalf("HOODIE_FIXTURES=%s: %v", dir, err)
-	}
-	defer zr.Close()
-	out := t.TempDir()
-	for _, f := range zr.File {
-		if strings.HasPrefix(f.Name, "__MACOSX/") || f.FileInfo().IsDir() {
-			continue
-		}
-		target := filepath.Join(out, filepath.FromSlash(path.Clean(f.Name)))
-		if !strings.HasPrefix(target, out+string(filepath.Separator)) {
-			t.Fatalf("%s: bad path %q in the zip", name, f.Name)
-		}
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		r, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(r)
-		r.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(target, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(out, name)
+	return fixtures.Unzip(t, name)
 }
 
 // fixtureTables are the non-empty fixture tables.
