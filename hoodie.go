@@ -14,6 +14,7 @@ package hoodie
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -145,43 +146,35 @@ func (t *Table) Write(ctx context.Context, op write.Operation, in *write.Input, 
 	return t.Writer(write.Options{Settings: settings}).Write(ctx, op, in)
 }
 
-// openIndex opens the record index and brings it up to the timeline. The
-// caller must hold the writer lock: the index belongs to the writer.
-func (t *Table) openIndex(ctx context.Context) (*index.Index, *storage.TableConfig, *timeline.Timeline, error) {
-	cfg, err := t.Config(ctx)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	tl, err := t.Timeline(ctx)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	idx, err := index.Open(ctx, t.indexDir, index.Options{TableName: cfg.Name, TableID: t.path})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return idx, cfg, tl, nil
-}
-
-// withWriterLock runs fn holding the table's writer lock.
-func (t *Table) withWriterLock(ctx context.Context, fn func() error) error {
+// WithIndex runs fn with the table's record index open and the timeline
+// loaded, holding the writer lock: the index belongs to the writer. The
+// index is as the last write left it; write.SyncIndex catches it up.
+func (t *Table) WithIndex(ctx context.Context, fn func(idx *index.Index, tl *timeline.Timeline) error) (err error) {
 	unlock, err := storage.Lock(ctx, t.fsys, storage.LockFile)
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	return fn()
+	defer func() { err = errors.Join(err, unlock()) }()
+	cfg, err := t.Config(ctx)
+	if err != nil {
+		return err
+	}
+	tl, err := t.Timeline(ctx)
+	if err != nil {
+		return err
+	}
+	idx, err := index.Open(ctx, t.indexDir, index.Options{TableName: cfg.Name, TableID: t.path})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, idx.Close()) }()
+	return fn(idx, tl)
 }
 
 // RebuildIndex rebuilds the record index from the latest snapshot.
 func (t *Table) RebuildIndex(ctx context.Context) error {
-	return t.withWriterLock(ctx, func() error {
-		idx, cfg, tl, err := t.openIndex(ctx)
-		if err != nil {
-			return err
-		}
-		defer idx.Close()
-		return write.RebuildIndex(ctx, t.fsys, cfg, tl, idx)
+	return t.WithIndex(ctx, func(idx *index.Index, tl *timeline.Timeline) error {
+		return write.RebuildIndex(ctx, t.fsys, tl, idx)
 	})
 }
 
@@ -189,15 +182,11 @@ func (t *Table) RebuildIndex(ctx context.Context) error {
 // the keys of the latest snapshot.
 func (t *Table) VerifyIndex(ctx context.Context) (index.Report, error) {
 	var report index.Report
-	err := t.withWriterLock(ctx, func() error {
-		idx, cfg, tl, err := t.openIndex(ctx)
-		if err != nil {
+	err := t.WithIndex(ctx, func(idx *index.Index, tl *timeline.Timeline) error {
+		if err := write.SyncIndex(ctx, t.fsys, tl, idx); err != nil {
 			return err
 		}
-		defer idx.Close()
-		if err := write.SyncIndex(ctx, t.fsys, cfg, tl, idx); err != nil {
-			return err
-		}
+		var err error
 		report, err = write.VerifyIndex(ctx, t.fsys, tl, idx)
 		return err
 	})

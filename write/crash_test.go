@@ -59,7 +59,7 @@ func verifyIndex(t *testing.T, fsys storage.FS, indexDir string) {
 		t.Fatal(err)
 	}
 	defer idx.Close()
-	if err := SyncIndex(ctx, fsys, cfg, tl, idx); err != nil {
+	if err := SyncIndex(ctx, fsys, tl, idx); err != nil {
 		t.Fatal(err)
 	}
 	report, err := VerifyIndex(ctx, fsys, tl, idx)

@@ -25,7 +25,7 @@ func (w *Writer) openIndex(ctx context.Context, tl *timeline.Timeline) (*index.I
 	if err != nil {
 		return nil, err
 	}
-	if err := SyncIndex(ctx, w.fsys, w.cfg, tl, idx); err != nil {
+	if err := SyncIndex(ctx, w.fsys, tl, idx); err != nil {
 		idx.Close()
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func (w *Writer) openIndex(ctx context.Context, tl *timeline.Timeline) (*index.I
 // after its watermark, whoever wrote them (Spark included), are replayed from
 // the files they wrote; an index that is stale, or whose watermark the
 // timeline no longer holds, is rebuilt from the latest snapshot.
-func SyncIndex(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, tl *timeline.Timeline, idx *index.Index) error {
+func SyncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx *index.Index) error {
 	commits := tl.CompletedCommits()
 	last, ok := commits.Last()
 	if !ok {
@@ -47,7 +47,7 @@ func SyncIndex(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, t
 	}
 	wm := idx.Watermark()
 	if idx.Stale() != nil || (wm != "" && !commits.Contains(wm)) || wm > last.Time {
-		return RebuildIndex(ctx, fsys, cfg, tl, idx)
+		return RebuildIndex(ctx, fsys, tl, idx)
 	}
 	if wm == last.Time {
 		return nil
@@ -137,7 +137,7 @@ func commitChanges(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, 
 }
 
 // RebuildIndex reloads idx from the record keys of the latest snapshot.
-func RebuildIndex(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, tl *timeline.Timeline, idx *index.Index) error {
+func RebuildIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx *index.Index) error {
 	view, err := read.LoadView(ctx, fsys, tl, "")
 	if err != nil {
 		return err

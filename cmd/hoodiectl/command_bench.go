@@ -25,6 +25,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -451,22 +452,15 @@ func (b *bench) parquetGo(dir string, bulk *write.Result) error {
 // tag looks the tag keys up in the index of t, which holds the base trips
 // that bulk wrote. It holds the writer lock while it uses the index, which
 // belongs to the writer.
-func (b *bench) tag(t *hoodie.Table, bulk *write.Result) (err error) {
+func (b *bench) tag(t *hoodie.Table, bulk *write.Result) error {
+	return t.WithIndex(b.ctx, func(idx *index.Index, _ *timeline.Timeline) error {
+		return b.tagWith(idx, bulk)
+	})
+}
+
+// tagWith measures the tagging on an open index.
+func (b *bench) tagWith(idx *index.Index, bulk *write.Result) error {
 	ctx, batch := b.ctx, b.data.Tag
-	cfg, err := t.Config(ctx)
-	if err != nil {
-		return err
-	}
-	unlock, err := storage.Lock(ctx, t.FS(), storage.LockFile)
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, unlock()) }()
-	idx, err := index.Open(ctx, t.IndexDir(), index.Options{TableName: cfg.Name, TableID: t.Path()})
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, idx.Close()) }()
 	if err := idx.Stale(); err != nil {
 		return fmt.Errorf("%s: %w", wlTag, err)
 	}
