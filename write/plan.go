@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
@@ -130,7 +131,7 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 	}
 	if len(dupes) > 0 {
 		return nil, &RefusedError{fmt.Errorf("%s: %d record(s) have keys that already exist in the table, e.g. %s; use upsert to update them, or --drop-duplicates to skip them",
-			in.displayName(), countExisting(matches, records), joinFirst(dupes))}
+			in.displayName(), countExisting(matches, records), strings.Join(dupes, ", "))}
 	}
 	return p, nil
 }
@@ -143,17 +144,6 @@ func countExisting(matches []index.Match, records []*record) int {
 		}
 	}
 	return n
-}
-
-func joinFirst(items []string) string {
-	out := ""
-	for i, s := range items {
-		if i > 0 {
-			out += ", "
-		}
-		out += s
-	}
-	return out
 }
 
 // fileGroupTask is one base file to write: a new version of an existing

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"sync"
 	"time"
@@ -231,8 +232,11 @@ func (w *Writer) recover(ctx context.Context) error {
 		}
 	}
 	entries, err := w.fsys.ReadDir(ctx, storage.TempFolder)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil // no marker folder: nothing to drop
+	}
+	if err != nil {
+		return fmt.Errorf("list markers: %w", err)
 	}
 	for _, e := range entries {
 		if e.IsDir && tl.Contains(e.Name) && !tl.Pending().Contains(e.Name) {
