@@ -98,34 +98,34 @@ type (
 	}
 )
 
-func (p *andPred) eval(b *Batch, out []truth) {
-	p.l.eval(b, out)
-	r := make([]truth, len(out))
-	p.r.eval(b, r)
-	for i, t := range r {
-		out[i] = min(out[i], t)
+func (p *andPred) eval(b *Batch, out []truth) { evalBoth(p.l, p.r, b, out, minTruth) }
+
+func minTruth(a, b truth) truth { return min(a, b) }
+func maxTruth(a, b truth) truth { return max(a, b) }
+
+// evalBoth evaluates l into out and r beside it, and combines each pair of
+// truths with join (min for AND, max for OR, in three-valued logic).
+func evalBoth(l, r pred, b *Batch, out []truth, join func(truth, truth) truth) {
+	l.eval(b, out)
+	right := make([]truth, len(out))
+	r.eval(b, right)
+	for i, t := range right {
+		out[i] = join(out[i], t)
 	}
 }
 
 func (p *andPred) columns(used []bool) { p.l.columns(used); p.r.columns(used) }
 
 func (p *andPred) possible(src rangeSource) truthSet {
-	return p.l.possible(src).combine(p.r.possible(src), func(a, b truth) truth { return min(a, b) })
+	return p.l.possible(src).combine(p.r.possible(src), minTruth)
 }
 
-func (p *orPred) eval(b *Batch, out []truth) {
-	p.l.eval(b, out)
-	r := make([]truth, len(out))
-	p.r.eval(b, r)
-	for i, t := range r {
-		out[i] = max(out[i], t)
-	}
-}
+func (p *orPred) eval(b *Batch, out []truth) { evalBoth(p.l, p.r, b, out, maxTruth) }
 
 func (p *orPred) columns(used []bool) { p.l.columns(used); p.r.columns(used) }
 
 func (p *orPred) possible(src rangeSource) truthSet {
-	return p.l.possible(src).combine(p.r.possible(src), func(a, b truth) truth { return max(a, b) })
+	return p.l.possible(src).combine(p.r.possible(src), maxTruth)
 }
 
 func (p *notPred) eval(b *Batch, out []truth) {
