@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
@@ -16,25 +17,8 @@ import (
 	"github.com/hoodie-dev/hoodie/write"
 )
 
-// tripsSchema is the input schema of trip records.
-func tripsSchema() *storage.Schema {
-	str := storage.Nullable(storage.Primitive(storage.KindString))
-	return &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []storage.Field{
-		{Name: trips.ColUUID, Type: str},
-		{Name: trips.ColTS, Type: storage.Nullable(storage.Primitive(storage.KindLong))},
-		{Name: trips.ColRider, Type: str},
-		{Name: trips.ColDriver, Type: str},
-		{Name: trips.ColFare, Type: storage.Nullable(storage.Primitive(storage.KindDouble))},
-		{Name: trips.ColPartitionPath, Type: str},
-	}}
-}
-
 func tripsInput(ts []trips.Trip) *write.Input {
-	rows := make([][]any, len(ts))
-	for i, t := range ts {
-		rows[i] = t.Values()
-	}
-	return &write.Input{Name: "trips", Schema: tripsSchema(), Rows: rows}
+	return &write.Input{Name: "trips", Schema: tripbench.Schema(), Rows: tripbench.Rows(ts)}
 }
 
 // tripsTable is a trips table in a folder, written by the write package.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/fixtures"
 	"github.com/hoodie-dev/hoodie/internal/sqlengine"
+	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
@@ -160,19 +161,8 @@ func tripsTable(tb testing.TB, dir string, n int) {
 	if err := storage.CreateTable(ctx, fsys, cfg, time.Now()); err != nil {
 		tb.Fatal(err)
 	}
-	str := storage.Nullable(storage.Primitive(storage.KindString))
-	schema := &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []storage.Field{
-		{Name: trips.ColUUID, Type: str},
-		{Name: trips.ColTS, Type: storage.Nullable(storage.Primitive(storage.KindLong))},
-		{Name: trips.ColRider, Type: str},
-		{Name: trips.ColDriver, Type: str},
-		{Name: trips.ColFare, Type: storage.Nullable(storage.Primitive(storage.KindDouble))},
-		{Name: trips.ColPartitionPath, Type: str},
-	}}
-	in := &write.Input{Name: "trips", Schema: schema}
-	for _, trip := range trips.NewGenerator(1).Inserts(n) {
-		in.Rows = append(in.Rows, trip.Values())
-	}
+	ts := trips.NewGenerator(1).Inserts(n)
+	in := &write.Input{Name: "trips", Schema: tripbench.Schema(), Rows: tripbench.Rows(ts)}
 	w := write.NewWriter(fsys, write.Options{IndexDir: filepath.Join(dir, ".hoodie", ".index"), TableID: dir})
 	if _, err := w.Write(ctx, write.OpBulkInsert, in); err != nil {
 		tb.Fatal(err)
