@@ -275,16 +275,23 @@ func evalNumbers[T int32 | int64 | float32 | float64, K int64 | float64](xs []T,
 
 func (p *cmpPred) columns(used []bool) { used[p.col] = true }
 
-func (p *cmpPred) possible(src rangeSource) truthSet {
-	r := src(p.col)
+// nullTruths starts a predicate's possible truths from a column's range:
+// any truth when nothing is known, null when the column may hold nulls.
+// done reports that s is final: nothing is known, or no value is possible.
+func nullTruths(r colRange) (colRange, truthSet, bool) {
 	if !r.known {
-		return anyTruth
+		return r, anyTruth, true
 	}
 	var s truthSet
 	if r.mayNull {
 		s = s.with(tNull)
 	}
-	if !r.mayValue {
+	return r, s, !r.mayValue
+}
+
+func (p *cmpPred) possible(src rangeSource) truthSet {
+	r, s, done := nullTruths(src(p.col))
+	if done {
 		return s
 	}
 	var t, f bool
@@ -397,15 +404,8 @@ func (p *inPred) eval(b *Batch, out []truth) {
 func (p *inPred) columns(used []bool) { used[p.col] = true }
 
 func (p *inPred) possible(src rangeSource) truthSet {
-	r := src(p.col)
-	if !r.known {
-		return anyTruth
-	}
-	var s truthSet
-	if r.mayNull {
-		s = s.with(tNull)
-	}
-	if !r.mayValue {
+	r, s, done := nullTruths(src(p.col))
+	if done {
 		return s
 	}
 	in, out := false, true // some value may be in the list; some may be out of it
