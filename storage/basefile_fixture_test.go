@@ -212,23 +212,31 @@ func copyFixtureRows(t *testing.T, bf *BaseFile, out FS) {
 	}
 	for _, rg := range bf.RowGroups() {
 		rows := rg.Rows()
-		buf := make([]parquet.Row, 16)
-		for {
-			n, err := rows.ReadRows(buf)
-			if _, werr := w.WriteRows(buf[:n]); werr != nil {
-				t.Fatal(werr)
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
+		copyRows(t, w, rows, 16)
 		rows.Close()
 	}
 	if _, err := w.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// copyRows writes every row rows reads into w, n at a time.
+func copyRows(t *testing.T, w *BaseFileWriter, rows interface {
+	ReadRows([]parquet.Row) (int, error)
+}, n int) {
+	t.Helper()
+	buf := make([]parquet.Row, n)
+	for {
+		n, err := rows.ReadRows(buf)
+		if _, werr := w.WriteRows(buf[:n]); werr != nil {
+			t.Fatal(werr)
+		}
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -211,19 +211,7 @@ func TestBaseFileWriteRows(t *testing.T) {
 	}
 	rows := src.Rows(t.Context())
 	defer rows.Close()
-	buf := make([]parquet.Row, 2)
-	for {
-		n, err := rows.ReadRows(buf)
-		if _, werr := w.WriteRows(buf[:n]); werr != nil {
-			t.Fatal(werr)
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyRows(t, w, rows, 2)
 	if w.NumRows() != 3 || w.Size() <= 0 {
 		t.Errorf("NumRows %d Size %d", w.NumRows(), w.Size())
 	}
