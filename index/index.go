@@ -43,6 +43,13 @@ type Options struct {
 	// Logger receives Pebble's log lines. Nil drops informational lines and
 	// passes errors to Pebble's default logger.
 	Logger pebble.Logger
+
+	// ReadOnly opens an existing index for lookups only: Open fails when
+	// dir holds no index, nothing is written to the folder, and Apply,
+	// Rebuild and Verify fail. Pebble still takes its folder lock, so a
+	// read-only index cannot be open while a writer has the index open, and
+	// the other way round.
+	ReadOnly bool
 }
 
 // Index is a record-key index stored in one Pebble folder. It is safe for
@@ -54,6 +61,7 @@ type Index struct {
 	db         *pebble.DB
 	table      []byte // appendPair(TableName, TableID)
 	tagWorkers int
+	readOnly   bool
 
 	// writeMu serializes writers. dict is owned by the writer holding it.
 	writeMu sync.Mutex
@@ -93,6 +101,8 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 		FormatMajorVersion: pebble.FormatNewest,
 		CacheSize:          opts.CacheSize,
 		Logger:             opts.Logger,
+		ReadOnly:           opts.ReadOnly,
+		ErrorIfNotExists:   opts.ReadOnly,
 	}
 	if po.CacheSize == 0 {
 		po.CacheSize = DefaultCacheSize
@@ -106,6 +116,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	}
 	ix := &Index{
 		dir:        dir,
+		readOnly:   opts.ReadOnly,
 		db:         db,
 		table:      appendPair(nil, opts.TableName, opts.TableID),
 		tagWorkers: opts.TagWorkers,
@@ -127,6 +138,10 @@ func (ix *Index) load() error {
 	format, err := ix.get(metaFormat)
 	if err != nil {
 		return err
+	}
+	if format == nil && ix.readOnly {
+		ix.stale = ix.errorf("the folder holds no index yet: %w", ErrStale)
+		return nil
 	}
 	if format == nil {
 		return ix.initialize()

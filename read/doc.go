@@ -64,9 +64,12 @@
 //     __HIVE_DEFAULT_PARTITION__ holds nulls, and for string columns also
 //     empty strings). Only tables whose key generator writes the values
 //     themselves (simple, complex, non-partitioned) are pruned this way;
-//   - files, by the record-key range and bloom filter of their footers, for
-//     comparisons of _hoodie_record_key, or of a single record-key column of
-//     a simple key generator, with = and IN;
+//   - file groups, for comparisons of _hoodie_record_key, or of a single
+//     record-key column of a simple key generator, with = and IN: by the
+//     record index when Options.Locator can answer for the snapshot's
+//     instant (a file group the index does not place a pinned key in is
+//     never opened), and otherwise by the record-key range and bloom filter
+//     of the files' footers;
 //   - row groups, by the min, max and null count statistics of their column
 //     chunks (floating-point columns allow for NaN, which statistics leave
 //     out).

@@ -48,6 +48,11 @@ type Options struct {
 	// their own; 0 means runtime.GOMAXPROCS(0), and 1 reads in the caller's
 	// goroutine. Record order is not specified either way.
 	Parallelism int
+	// Locator, if not nil, places the record keys that Where pins (see
+	// KeyLocator), so that a lookup by key opens only the file groups
+	// holding the keys. hoodie.Table.Scan sets it to the table's record
+	// index.
+	Locator KeyLocator
 }
 
 // Stats count what a scan read and what its filter let it skip.
@@ -64,6 +69,11 @@ type Stats struct {
 	// filter's columns of every one of them, and the other columns only of
 	// the rows that passed the filter; RowsReturned are those rows.
 	RowsRead, RowsReturned int64
+	// KeysLocated counts the record keys the filter pins that
+	// Options.Locator placed in their file groups (or found in none) before
+	// any file was opened; 0 when there is no locator or it could not
+	// answer, and the footers' key ranges and bloom filters pruned instead.
+	KeysLocated int
 	// PagesSkipped counts the data pages of columns outside the filter
 	// that were never read because the filter ruled out all their rows
 	// (found by the offset index; columns in lists and maps do not count).
@@ -88,6 +98,7 @@ type Scan struct {
 	computeMeta bool                 // the table does not populate meta fields
 	keyCols     []bool               // by read column: its values are record keys
 	consts      map[string][]*Vector // partition columns' values by partition
+	located     map[string]groupRef  // the locator's answers; nil without them
 	batchSize   int
 	parallelism int
 
@@ -161,6 +172,10 @@ func NewScan(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, tl 
 			s.schema.Fields = append(s.schema.Fields, storage.Field{Name: c.name, Type: c.typ, Doc: c.doc})
 		}
 	}
+	if s.located, err = s.locateKeys(ctx, opts.Locator); err != nil {
+		return nil, err
+	}
+	s.stats.KeysLocated = len(s.located)
 	for _, slice := range view.LatestSlices() {
 		// This fills the partition constants of every slice read, which
 		// the readers then share without writing.
@@ -297,6 +312,9 @@ func (s *Scan) source(slice FileSlice, f *fileReader, rg parquet.RowGroup) range
 		if consts != nil && consts[col] != nil {
 			return constRange(consts[col])
 		}
+		if f == nil && s.located != nil && s.keyCols[col] {
+			return colRange{known: true, mayNull: true, mayValue: true, mightHold: s.locatedIn(groupRef{slice.Partition, slice.FileID})}
+		}
 		if f == nil {
 			return colRange{}
 		}
@@ -384,7 +402,11 @@ func (s *Scan) plan(f *fileReader) error {
 		p.setNested()
 		f.plans = append(f.plans, p)
 	}
-	if hasMeta && s.filter != nil {
+	switch {
+	case s.located != nil:
+		// The locator's answer is exact: no need for the bloom filter.
+		f.keys = s.locatedIn(groupRef{f.slice.Partition, f.slice.FileID})
+	case hasMeta && s.filter != nil:
 		f.keys = keyChecker(f.bf)
 	}
 	return nil

@@ -587,15 +587,7 @@ func scanDetail(s read.Stats) string {
 // scanTable scans t with opts, calling fn on each batch, and returns the
 // scan's counters.
 func scanTable(ctx context.Context, t *hoodie.Table, opts read.Options, fn func(*read.Batch) error) (stats read.Stats, err error) {
-	cfg, err := t.Config(ctx)
-	if err != nil {
-		return stats, err
-	}
-	tl, err := t.Timeline(ctx)
-	if err != nil {
-		return stats, err
-	}
-	s, err := read.NewScan(ctx, t.FS(), cfg, tl, opts)
+	s, err := t.Scan(ctx, opts)
 	if err != nil {
 		return stats, err
 	}

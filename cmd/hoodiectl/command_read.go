@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/internal/valuefmt"
 	"github.com/hoodie-dev/hoodie/read"
-	"github.com/hoodie-dev/hoodie/timeline"
 )
 
 func newReadCommand(io streams) *cobra.Command {
@@ -87,17 +87,17 @@ column, a filter that does not parse, a bad instant or an unreadable file.`,
 	return cmd
 }
 
-// openScan opens a scan of the table at path.
+// openScan opens a scan of the table at path; lookups by record key use
+// the table's record index when it is idle (see hoodie.Table.Scan).
 func openScan(ctx context.Context, path string, opts read.Options) (*read.Scan, error) {
-	fsys, cfg, err := openTable(ctx, path)
+	if _, _, err := openTable(ctx, path); err != nil {
+		return nil, err
+	}
+	t, err := hoodie.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	tl, err := timeline.Load(ctx, fsys)
-	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", path, err)
-	}
-	scan, err := read.NewScan(ctx, fsys, cfg, tl, opts)
+	scan, err := t.Scan(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -1,0 +1,80 @@
+package hoodie
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hoodie-dev/hoodie/index"
+	"github.com/hoodie-dev/hoodie/read"
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// lookupCacheSize is the Pebble block cache of an index opened for one
+// scan's key lookups: a lookup reads a few blocks once.
+const lookupCacheSize = 1 << 20
+
+// Scan opens a scan of the table (see read.NewScan). Unless opts.Locator
+// is set, a filter that pins record keys (uuid = 'k', uuid IN (...)) is
+// answered from the record index when the index is idle and at the
+// snapshot's instant: only the file groups holding the keys are opened.
+// Otherwise the scan prunes by the files' footers; the result is the same.
+func (t *Table) Scan(ctx context.Context, opts read.Options) (*read.Scan, error) {
+	cfg, err := t.Config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tl, err := t.Timeline(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Locator == nil {
+		opts.Locator = &indexLocator{table: t, name: cfg.Name}
+	}
+	return read.NewScan(ctx, t.fsys, cfg, tl, opts)
+}
+
+// indexLocator answers a scan's key lookups from the table's record index.
+// The index belongs to the writer, and a reader must never wait for one:
+// the locator takes the writer lock only if it is free, opens the index
+// read-only, and holds both for the lookup alone (a writer that comes
+// meanwhile waits those milliseconds). When a writer holds the lock, when
+// there is no index, or when the index is stale or at another instant than
+// the scan's snapshot, it declines and the scan falls back to the footers.
+type indexLocator struct {
+	table *Table
+	name  string // the table name the index was made for
+}
+
+// LocateKeys implements read.KeyLocator.
+func (l *indexLocator) LocateKeys(ctx context.Context, asOf string, keys []string) (locs []read.KeyLocation, ok bool, err error) {
+	unlock, err := l.table.fsys.TryLock(ctx, storage.LockFile)
+	if err != nil {
+		// Busy, or a table this process may not lock (a read-only folder):
+		// the footers answer instead.
+		return nil, false, ctx.Err()
+	}
+	defer func() { err = errors.Join(err, unlock()) }()
+	idx, err := index.Open(ctx, l.table.indexDir, index.Options{
+		TableName: l.name,
+		TableID:   l.table.path,
+		CacheSize: lookupCacheSize,
+		ReadOnly:  true,
+	})
+	if err != nil {
+		return nil, false, ctx.Err()
+	}
+	defer func() { err = errors.Join(err, idx.Close()) }()
+	if idx.Stale() != nil || idx.Watermark() != asOf {
+		return nil, false, nil
+	}
+	matches, err := idx.Tag(ctx, keys)
+	if err != nil {
+		return nil, false, fmt.Errorf("table %s: %w", l.table.path, err)
+	}
+	locs = make([]read.KeyLocation, len(matches))
+	for i, m := range matches {
+		locs[i] = read.KeyLocation{Partition: m.Location.PartitionPath, FileID: m.Location.FileID, Found: m.Found}
+	}
+	return locs, true, nil
+}
