@@ -116,7 +116,7 @@ func (ix *Index) batchChanges(ctx context.Context, b *pebble.Batch, changes Chan
 				return err
 			}
 		}
-		key = appendKey(key[:0], nsRecord, k)
+		key = appendRecordKey(key[:0], k)
 		if err := b.Delete(key, nil); err != nil {
 			return fmt.Errorf("delete %q: %w", k, err)
 		}
@@ -153,7 +153,7 @@ func (p *putter) put(b *pebble.Batch, d *dictionary, key string, loc Location) e
 		}
 		p.last, p.lastID, p.hasLast = loc, id, true
 	}
-	p.key = appendKey(p.key[:0], nsRecord, key)
+	p.key = appendRecordKey(p.key[:0], key)
 	p.value = binary.AppendUvarint(p.value[:0], uint64(p.lastID))
 	if err := b.Set(p.key, p.value, nil); err != nil {
 		return fmt.Errorf("put %q: %w", key, err)

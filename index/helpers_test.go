@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -53,14 +54,15 @@ func mapScan(m map[string]Location) ScanFunc {
 	}
 }
 
-// contents returns every record of ix, via Scan.
+// contents returns every record of ix, via Scan, checking that it yields
+// them in index order.
 func contents(t testing.TB, ix *Index) map[string]Location {
 	t.Helper()
 	got := make(map[string]Location)
 	var prev string
 	err := ix.Scan(context.Background(), func(k string, l Location) error {
-		if len(got) > 0 && k <= prev {
-			return fmt.Errorf("key %q after %q: not in order", k, prev)
+		if len(got) > 0 && bytes.Compare(appendRecordKey(nil, k), appendRecordKey(nil, prev)) <= 0 {
+			return fmt.Errorf("key %q after %q: not in index order", k, prev)
 		}
 		prev = k
 		got[k] = l

@@ -13,8 +13,18 @@ import (
 )
 
 // formatVersion is the version of the layout described in the package doc.
-// A store written by another version is stale.
-const formatVersion = 1
+// A store written by another version is stale. Version 1 stored UUID keys
+// as text, under 'r'.
+const formatVersion = 2
+
+// blockSize is the target size of the data blocks of the tables the index
+// writes, four times Pebble's default. A Tag of many keys on a freshly
+// opened index reads nearly every block, and pays per block to read,
+// allocate and cache it. Measured on 1M UUID records (2-core VM), a cold
+// Tag of 100k keys took about 20% less CPU than with 4 KB blocks (8 KB: 12%
+// less, 32 KB: no better than 16 KB), and one of 1k keys, which reads a
+// block per key, 4 ms more (10 ms).
+const blockSize = 16 << 10
 
 // DefaultCacheSize is the block-cache size of an index whose options leave it
 // unset.
@@ -109,6 +119,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	}
 	if po.Logger == nil {
 		po.Logger = quietLogger{}
+	}
+	for i := range po.Levels {
+		po.Levels[i].BlockSize = blockSize
 	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {

@@ -98,8 +98,9 @@ func TestOpenStale(t *testing.T) {
 		{name: "other table name", opts: Options{TableName: "other", TableID: testOptions.TableID}, reason: "made for table"},
 		{name: "other table id", opts: Options{TableName: testOptions.TableName, TableID: "other"}, reason: "made for table"},
 		{
+			// Format 1 stored UUID keys as text under 'r'.
 			name: "other format version", opts: testOptions, reason: "format version",
-			tamper: func(t *testing.T, db *pebble.DB) { set(t, db, metaFormat, "2") },
+			tamper: func(t *testing.T, db *pebble.DB) { set(t, db, metaFormat, "1") },
 		},
 		{
 			name: "interrupted rebuild", opts: testOptions, reason: "interrupted",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -20,12 +21,25 @@ func TestRandomAgainstModel(t *testing.T) {
 	}
 }
 
-// modelKeys is the key universe of the random workloads: ordinary keys and
-// keys with bytes that could trip an encoding.
+// modelKeys is the key universe of the random workloads: ordinary keys,
+// keys with bytes that could trip an encoding, UUIDs (stored as bytes) and
+// keys that look like UUIDs but are not in canonical form (stored as text).
 var modelKeys = func() []string {
-	keys := []string{"a", "a\x00", "a\x00b", "\x00", "\xff", "\xff\xff", "id:1,region:eu", "id:1,region:eu,", "日本", "🔑", "r", "g", "m", "v"}
+	keys := []string{"a", "a\x00", "a\x00b", "\x00", "\xff", "\xff\xff", "id:1,region:eu", "id:1,region:eu,", "日本", "🔑", "r", "g", "m", "u", "v"}
 	for i := range 400 {
 		keys = append(keys, testKey(i)[:4+i%20])
+	}
+	for i := range 100 {
+		k := testKey(i)
+		keys = append(keys, k)
+		switch i % 4 {
+		case 0:
+			keys = append(keys, strings.ToUpper(k))
+		case 1:
+			keys = append(keys, k+"-0")
+		case 2:
+			keys = append(keys, strings.ReplaceAll(k, "-", ""))
+		}
 	}
 	return keys
 }()

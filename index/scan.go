@@ -7,9 +7,10 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 )
 
-// Scan calls yield with every record in the index, in key order, and stops
-// at the first error yield returns, returning it wrapped. It sees one consistent
-// state of the index. With ctx bound, it is a ScanFunc:
+// Scan calls yield with every record in the index, in index order (keys that
+// are not UUIDs in key order, then UUIDs in key order; see the package doc),
+// and stops at the first error yield returns, returning it wrapped. It sees
+// one consistent state of the index. With ctx bound, it is a ScanFunc:
 //
 //	func(yield func(string, Location) error) error { return ix.Scan(ctx, yield) }
 func (ix *Index) Scan(ctx context.Context, yield func(key string, loc Location) error) error {
@@ -18,7 +19,7 @@ func (ix *Index) Scan(ctx context.Context, yield func(key string, loc Location) 
 		if err != nil {
 			return err
 		}
-		return yield(string(it.Key()[1:]), loc)
+		return yield(recordKey(it.Key()), loc)
 	})
 }
 
@@ -38,7 +39,7 @@ func (ix *Index) records(ctx context.Context, fn func(it *pebble.Iterator, locs 
 	if err := ctx.Err(); err != nil {
 		return ix.errorf("scan: %w", err)
 	}
-	lower, upper := span(nsRecord)
+	lower, upper := recordSpan()
 	it, locs, err := ix.newIter(ctx, &pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return ix.errorf("scan: %w", err)

@@ -1,21 +1,28 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 )
 
-// minShardKeys is the fewest sorted keys a Tag worker (or a parallel sort
-// half) is given: below it, a second goroutine costs more than it saves.
+// minShardKeys is the fewest keys a Tag goroutine (a walker, or a half of
+// the parallel sort) is given: below it, a second goroutine costs more than
+// it saves.
 const minShardKeys = 16 << 10
+
+// chunkKeys is how many sorted keys a Tag walker takes at a time. Walkers
+// take chunks in key order as they go, so that one the machine slows down
+// takes fewer.
+const chunkKeys = 4 << 10
 
 // checkEvery is how many items a loop handles between checks of its context.
 const checkEvery = 4096
@@ -33,11 +40,12 @@ type Match struct {
 // Duplicate keys get equal matches. The lookups see one consistent state of
 // the index: the one at Watermark() when Tag started.
 //
-// Tag sorts the keys (remembering each one's position) and walks an iterator
-// forward through them, seeking only when the iterator is behind the next key.
-// Large calls split the sorted keys among Options.TagWorkers goroutines, each
-// with its own iterator over the same state. Memory is the keys, the result
-// and Pebble's block cache; the index is never loaded whole.
+// Tag sorts the keys in index order (remembering each one's position) and
+// walks an iterator forward through them, seeking only when the iterator is
+// behind the next key. Large calls share the sorted keys out among
+// Options.TagWorkers goroutines, each with its own iterator over the same
+// state. Memory is a copy of the keys and about 40 bytes per key besides,
+// the result and Pebble's block cache; the index is never loaded whole.
 //
 // An empty key is refused with an error wrapping ErrEmptyKey.
 func (ix *Index) Tag(ctx context.Context, keys []string) ([]Match, error) {
@@ -56,153 +64,113 @@ func (ix *Index) Tag(ctx context.Context, keys []string) ([]Match, error) {
 	if len(keys) == 0 {
 		return out, nil
 	}
-	sorted := sortKeys(keys, ix.tagWorkers)
+	tk := sortKeys(keys, ix.tagWorkers)
+	last := tk.key(tk.sorted[len(keys)-1].pos)
 	opts := &pebble.IterOptions{
-		LowerBound: appendKey(nil, nsRecord, sorted[0].key),
-		UpperBound: append(appendKey(nil, nsRecord, sorted[len(sorted)-1].key), 0),
+		LowerBound: tk.key(tk.sorted[0].pos),
+		UpperBound: append(append(make([]byte, 0, len(last)+1), last...), 0),
 	}
-
 	it, locs, err := ix.newIter(ctx, opts)
 	if err != nil {
 		return nil, ix.errorf("tag: %w", err)
 	}
-	if err := walkShards(ctx, it, split(sorted, ix.tagWorkers), locs, out); err != nil {
+	if err := tk.walk(ctx, it, ix.tagWorkers, locs, out); err != nil {
 		return nil, ix.errorf("tag: %w", err)
 	}
 	return out, nil
 }
 
-// walkShards walks each shard of sorted keys with its own clone of it,
-// concurrently, and closes the iterators.
-func walkShards(ctx context.Context, it *pebble.Iterator, shards [][]sortedKey, locs []Location, out []Match) error {
-	iters := []*pebble.Iterator{it}
-	var err error
-	for len(iters) < len(shards) && err == nil {
-		var c *pebble.Iterator
-		if c, err = it.Clone(pebble.CloneOptions{}); err == nil {
-			iters = append(iters, c)
-		}
-	}
-	errs := make([]error, len(iters), 2*len(iters)+1)
-	if err == nil {
-		var wg sync.WaitGroup
-		for i := 1; i < len(iters); i++ {
-			wg.Go(func() { errs[i] = walk(ctx, iters[i], shards[i], locs, out) })
-		}
-		errs[0] = walk(ctx, it, shards[0], locs, out)
-		wg.Wait()
-	}
-	for _, it := range iters {
-		errs = append(errs, it.Close())
-	}
-	return errors.Join(append(errs, err)...)
+// tagKeys are the keys of a Tag call as Pebble keys, and their sorted order.
+type tagKeys struct {
+	// buf holds the Pebble keys in the caller's order: key i starts
+	// buf[starts[i]:starts[i+1]], a slot as long as 1+len(keys[i]), which
+	// a UUID does not fill.
+	buf    []byte
+	starts []int
+	sorted []keyHead // the keys in sorted order
 }
 
-// walk looks up the sorted keys with it, writing each result to out at the
-// key's position. locs resolves file-group ids.
-func walk(ctx context.Context, it *pebble.Iterator, sorted []sortedKey, locs []Location, out []Match) error {
-	var seek []byte
-	valid := false
-	for i, sk := range sorted {
-		if i%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if i > 0 && sk.key == sorted[i-1].key {
-			out[sk.pos] = out[sorted[i-1].pos]
-			continue
-		}
-		// The iterator may already be at or past this key: a previous seek
-		// for an absent key stops at the next key present.
-		if !valid || string(it.Key()[1:]) < sk.key {
-			seek = appendKey(seek[:0], nsRecord, sk.key)
-			if valid = it.SeekGE(seek); !valid {
-				// No indexed key is >= this one: nor any later one.
-				return it.Error()
-			}
-		}
-		if string(it.Key()[1:]) != sk.key {
-			continue
-		}
-		loc, err := resolve(it, locs)
-		if err != nil {
-			return err
-		}
-		out[sk.pos] = Match{Location: loc, Found: true}
+// key returns the Pebble key of key i.
+func (tk *tagKeys) key(i uint32) []byte {
+	k := tk.buf[tk.starts[i]:tk.starts[i+1]:tk.starts[i+1]]
+	if k[0] == nsUUID {
+		return k[: 1+16 : 1+16]
 	}
-	return nil
+	return k
 }
 
-// resolve decodes the location of the record at the iterator's position.
-func resolve(it *pebble.Iterator, locs []Location) (Location, error) {
-	v, err := it.ValueAndErr()
-	if err != nil {
-		return Location{}, err
-	}
-	id, n := binary.Uvarint(v)
-	if n <= 0 || n != len(v) || id >= uint64(len(locs)) {
-		return Location{}, fmt.Errorf("record %q: value %x names no file group: %w", it.Key()[1:], v, ErrStale)
-	}
-	return locs[id], nil
-}
-
-// sortedKey is one of a Tag call's keys, with its position in the caller's
-// slice. head holds the key's first 8 bytes after the prefix all the call's
-// keys share, big endian and zero padded: comparing heads orders most pairs
-// of keys without comparing the strings.
-type sortedKey struct {
-	key  string
+// keyHead stands for one of a Tag call's keys: its position in the caller's
+// slice, and its head, the first 8 bytes of its Pebble key after the prefix
+// all the call's Pebble keys share, big endian and zero padded. Heads order
+// most pairs of keys without reading the keys.
+type keyHead struct {
 	head uint64
 	pos  uint32
 }
 
-func compareSorted(a, b sortedKey) int {
-	if a.head != b.head {
-		if a.head < b.head {
-			return -1
-		}
-		return 1
+// sortKeys encodes keys as Pebble keys into one buffer and sorts them,
+// using up to workers goroutines. There is at least one key and fewer than
+// 1<<32.
+func sortKeys(keys []string, workers int) *tagKeys {
+	n := len(keys)
+	tk := &tagKeys{starts: make([]int, n+1), sorted: make([]keyHead, n)}
+	for i, k := range keys {
+		tk.starts[i+1] = tk.starts[i] + 1 + len(k)
 	}
-	return strings.Compare(a.key, b.key)
-}
-
-// sortKeys returns keys in sorted order, using up to workers goroutines.
-// There is at least one key and fewer than 1<<32.
-func sortKeys(keys []string, workers int) []sortedKey {
-	shared := len(keys[0])
-	for _, k := range keys[1:] {
+	tk.buf = make([]byte, tk.starts[n])
+	inParallel(n, workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			appendRecordKey(tk.buf[tk.starts[i]:tk.starts[i]:tk.starts[i+1]], keys[i])
+		}
+	})
+	first := tk.key(0)
+	shared := len(first)
+	for i := 1; i < n && shared > 0; i++ {
+		k := tk.key(uint32(i))
 		shared = min(shared, len(k))
-		for shared > 0 && k[:shared] != keys[0][:shared] {
+		for shared > 0 && !bytes.Equal(k[:shared], first[:shared]) {
 			shared--
 		}
 	}
-	s := make([]sortedKey, len(keys))
-	for i, k := range keys {
-		var b [8]byte
-		copy(b[:], k[shared:])
-		s[i] = sortedKey{key: k, head: binary.BigEndian.Uint64(b[:]), pos: uint32(i)}
-	}
-	sortParallel(s, make([]sortedKey, len(s)), workers)
-	return s
+	tk.sortRange(shared, 0, tk.sorted, make([]keyHead, n), workers)
+	return tk
 }
 
-// sortParallel sorts s. When s is large and there are workers to spare, it
-// sorts the halves of s concurrently and merges them through tmp, a slice of
-// the same length.
-func sortParallel(s, tmp []sortedKey, workers int) {
+// inParallel calls fn on up to workers consecutive ranges [lo, hi) covering
+// [0, n), concurrently, giving each at least minShardKeys.
+func inParallel(n, workers int, fn func(lo, hi int)) {
+	w := max(1, min(workers, n/minShardKeys))
+	var wg sync.WaitGroup
+	for i := 1; i < w; i++ {
+		wg.Go(func() { fn(i*n/w, (i+1)*n/w) })
+	}
+	fn(0, n/w)
+	wg.Wait()
+}
+
+// sortRange sets s to the heads of the keys first to first+len(s)-1, whose Pebble
+// keys all share their first shared bytes, and sorts s, using tmp, a slice of
+// the same length, as scratch space. When s is large and there are workers to
+// spare, it sorts the halves of s concurrently and merges them.
+func (tk *tagKeys) sortRange(shared, first int, s, tmp []keyHead, workers int) {
 	if workers < 2 || len(s) < 2*minShardKeys {
-		slices.SortFunc(s, compareSorted)
+		for i := range s {
+			pos := uint32(first + i)
+			var b [8]byte
+			copy(b[:], tk.key(pos)[shared:])
+			s[i] = keyHead{head: binary.BigEndian.Uint64(b[:]), pos: pos}
+		}
+		tk.radixSort(s, tmp)
 		return
 	}
 	mid := len(s) / 2
 	var wg sync.WaitGroup
-	wg.Go(func() { sortParallel(s[:mid], tmp[:mid], workers/2) })
-	sortParallel(s[mid:], tmp[mid:], workers-workers/2)
+	wg.Go(func() { tk.sortRange(shared, first, s[:mid], tmp[:mid], workers/2) })
+	tk.sortRange(shared, first+mid, s[mid:], tmp[mid:], workers-workers/2)
 	wg.Wait()
 	a, b, out := s[:mid], s[mid:], tmp[:0]
 	for len(a) > 0 && len(b) > 0 {
-		if compareSorted(b[0], a[0]) < 0 {
+		if tk.compare(b[0], a[0]) < 0 {
 			out, b = append(out, b[0]), b[1:]
 		} else {
 			out, a = append(out, a[0]), a[1:]
@@ -212,16 +180,177 @@ func sortParallel(s, tmp []sortedKey, workers int) {
 	copy(s, out)
 }
 
-// split cuts sorted into at most workers contiguous shards of at least
-// minShardKeys keys each.
-func split(sorted []sortedKey, workers int) [][]sortedKey {
-	n := min(workers, len(sorted)/minShardKeys)
-	if n < 2 {
-		return [][]sortedKey{sorted}
+// radixSort sorts s by key, using tmp, a slice of the same length, as
+// scratch space. It sorts by head a byte at a time, least significant first,
+// skipping the bytes all heads share, then sorts each run of equal heads by
+// key.
+func (tk *tagKeys) radixSort(s, tmp []keyHead) {
+	var differ uint64
+	for _, kh := range s {
+		differ |= kh.head ^ s[0].head
 	}
-	shards := make([][]sortedKey, n)
-	for i := range shards {
-		shards[i] = sorted[i*len(sorted)/n : (i+1)*len(sorted)/n]
+	src, dst := s, tmp
+	for shift := 0; shift < 64; shift += 8 {
+		if differ>>shift&0xff == 0 {
+			continue
+		}
+		var start [256]int
+		for _, kh := range src {
+			start[kh.head>>shift&0xff]++
+		}
+		n := 0
+		for i, c := range start {
+			start[i], n = n, n+c
+		}
+		for _, kh := range src {
+			d := kh.head >> shift & 0xff
+			dst[start[d]] = kh
+			start[d]++
+		}
+		src, dst = dst, src
 	}
-	return shards
+	copy(s, src)
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && s[j].head == s[i].head {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(s[i:j], tk.compare)
+		}
+		i = j
+	}
+}
+
+// compare orders a and b by key.
+func (tk *tagKeys) compare(a, b keyHead) int {
+	if a.head != b.head {
+		if a.head < b.head {
+			return -1
+		}
+		return 1
+	}
+	return bytes.Compare(tk.key(a.pos), tk.key(b.pos))
+}
+
+// walk looks up the sorted keys, writing each result to out at the key's
+// position, with up to workers goroutines, each walking its own clone of it,
+// and closes the iterators. locs resolves file-group ids.
+func (tk *tagKeys) walk(ctx context.Context, it *pebble.Iterator, workers int, locs []Location, out []Match) error {
+	n := min(workers, len(tk.sorted)/minShardKeys)
+	iters := []*pebble.Iterator{it}
+	var err error
+	for len(iters) < n && err == nil {
+		var c *pebble.Iterator
+		if c, err = it.Clone(pebble.CloneOptions{}); err == nil {
+			iters = append(iters, c)
+		}
+	}
+	errs := make([]error, len(iters), 2*len(iters)+1)
+	if err == nil {
+		var next atomic.Int64 // the start of the next chunk to take
+		var wg sync.WaitGroup
+		for i := 1; i < len(iters); i++ {
+			wg.Go(func() { errs[i] = tk.walker(ctx, iters[i], &next, locs, out) })
+		}
+		errs[0] = tk.walker(ctx, it, &next, locs, out)
+		wg.Wait()
+	}
+	for _, it := range iters {
+		errs = append(errs, it.Close())
+	}
+	return errors.Join(append(errs, err)...)
+}
+
+// walker walks it forward through chunks of the sorted keys, taking the next
+// chunk from next until there is none left. Taken in increasing order, the
+// chunks of one walker follow each other in key order.
+func (tk *tagKeys) walker(ctx context.Context, it *pebble.Iterator, next *atomic.Int64, locs []Location, out []Match) error {
+	// The keys found, with their file-group ids. They go to out at the end of
+	// each chunk: out is in the caller's order, and a store to it while
+	// walking would stall the next lookup on a cache miss.
+	type hit struct{ pos, id uint32 }
+	var (
+		buf   []byte // the chunk's keys, copied in order
+		ends  []int  // where each of them ends in buf
+		hits  []hit
+		valid bool // whether it is at the first key >= the last one sought
+	)
+	for {
+		start := int(next.Add(chunkKeys) - chunkKeys)
+		if start >= len(tk.sorted) {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		chunk := tk.sorted[start:min(start+chunkKeys, len(tk.sorted))]
+		// Copying the chunk's keys in a tight loop overlaps the cache misses
+		// of reading them, which the walk, waiting on each lookup, would
+		// take one at a time.
+		buf, ends, hits = buf[:0], ends[:0], hits[:0]
+		for _, kh := range chunk {
+			buf = append(buf, tk.key(kh.pos)...)
+			ends = append(ends, len(buf))
+		}
+		keyStart := 0
+		var prev []byte
+		for i, kh := range chunk {
+			key := buf[keyStart:ends[i]]
+			keyStart = ends[i]
+			if bytes.Equal(key, prev) {
+				// A duplicate gets the previous key's match.
+				if n := len(hits); n > 0 && hits[n-1].pos == chunk[i-1].pos {
+					hits = append(hits, hit{kh.pos, hits[n-1].id})
+				}
+				continue
+			}
+			prev = key
+			// The iterator may already be at or past this key: a previous
+			// seek for an absent key stops at the next key present.
+			if !valid || bytes.Compare(it.Key(), key) < 0 {
+				if valid = it.SeekGE(key); !valid {
+					// No indexed key is >= this one: nor any later one.
+					break
+				}
+			}
+			if !bytes.Equal(it.Key(), key) {
+				continue
+			}
+			id, err := groupID(it, len(locs))
+			if err != nil {
+				return err
+			}
+			hits = append(hits, hit{kh.pos, id})
+		}
+		for _, h := range hits {
+			out[h.pos] = Match{Location: locs[h.id], Found: true}
+		}
+		if !valid {
+			return it.Error()
+		}
+	}
+}
+
+// resolve decodes the location of the record at the iterator's position.
+func resolve(it *pebble.Iterator, locs []Location) (Location, error) {
+	id, err := groupID(it, len(locs))
+	if err != nil {
+		return Location{}, err
+	}
+	return locs[id], nil
+}
+
+// groupID decodes the file-group id of the record at the iterator's
+// position, checking that it is below groups.
+func groupID(it *pebble.Iterator, groups int) (uint32, error) {
+	v, err := it.ValueAndErr()
+	if err != nil {
+		return 0, err
+	}
+	id, n := binary.Uvarint(v)
+	if n <= 0 || n != len(v) || id >= uint64(groups) {
+		return 0, fmt.Errorf("record %q: value %x names no file group: %w", recordKey(it.Key()), v, ErrStale)
+	}
+	return uint32(id), nil
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,13 +14,16 @@ import (
 func TestTag(t *testing.T) {
 	ctx := context.Background()
 	records := map[string]Location{
-		"b":                     loc("2024/01/01", "f1-0"),
-		"d":                     loc("2024/01/01", "f2-0"),
-		"id:1,region:eu":        loc("region=eu", "f3-0"),
-		"id:1,region:us":        loc("region=us", "f4-0"),
-		"ключ-日本-🔑":             loc("", "f5-0"),
-		"tab\tnewline\nnul\x00": loc("p", "f6-0"),
-		"\xff\xfe not utf-8":    loc("p", "f6-0"),
+		"b":                         loc("2024/01/01", "f1-0"),
+		"d":                         loc("2024/01/01", "f2-0"),
+		"id:1,region:eu":            loc("region=eu", "f3-0"),
+		"id:1,region:us":            loc("region=us", "f4-0"),
+		"ключ-日本-🔑":                 loc("", "f5-0"),
+		"tab\tnewline\nnul\x00":     loc("p", "f6-0"),
+		"\xff\xfe not utf-8":        loc("p", "f6-0"),
+		testKey(1):                  loc("p", "f7-0"),
+		testKey(2):                  loc("p", "f8-0"),
+		strings.ToUpper(testKey(2)): loc("p", "f9-0"),
 	}
 	ix := openTest(t, t.TempDir(), testOptions)
 	if err := ix.Rebuild(ctx, "20240101000000001", mapScan(records)); err != nil {
@@ -39,6 +43,8 @@ func TestTag(t *testing.T) {
 		{"prefixes of indexed keys", []string{"id:1,region:e", "id:1,region:eu,", "tab\tnewline\nnul"}},
 		{"odd bytes", []string{"ключ-日本-🔑", "tab\tnewline\nnul\x00", "\xff\xfe not utf-8", "id:1,region:eu"}},
 		{"all absent after the last", []string{"zz", "zz", "zy"}},
+		{"uuids", []string{testKey(2), testKey(3), testKey(1), testKey(2), strings.ToUpper(testKey(1))}},
+		{"uuids and other keys", []string{"b", testKey(1), strings.ToUpper(testKey(2)), "zz", testKey(2), testKey(2)[:35], "c"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,17 +74,23 @@ func TestTagRefusesEmptyKey(t *testing.T) {
 }
 
 // TestTagWorkers checks that large Tag calls give the same answers whatever
-// the number of workers, which exercises the parallel sort and the shards.
+// the number of workers, which exercises the parallel sort and the chunks
+// the walkers share, on keys of both record namespaces.
 func TestTagWorkers(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
 	records := make(map[string]Location)
 	for i := range 20_000 {
 		records[testKey(2*i)] = loc(fmt.Sprintf("p%d", i%7), fmt.Sprintf("f%d", i%31))
+		records[fmt.Sprint("id-", 2*i)] = loc("q", fmt.Sprintf("f%d", i%5))
 	}
 	var keys []string
 	for range 5 * minShardKeys {
-		keys = append(keys, testKey(rng.IntN(2*len(records)+100)))
+		if i := rng.IntN(len(records) + 100); rng.IntN(2) == 0 {
+			keys = append(keys, testKey(i))
+		} else {
+			keys = append(keys, fmt.Sprint("id-", i))
+		}
 	}
 	dir := t.TempDir()
 	var want []Match
@@ -127,21 +139,31 @@ func TestSortKeys(t *testing.T) {
 		for _, workers := range []int{1, 2, 4} {
 			keys := make([]string, n)
 			for i := range keys {
-				keys[i] = fmt.Sprint("shared prefix/", rng.IntN(n+1), strings.Repeat("x", rng.IntN(10)))
+				if i%3 == 0 {
+					keys[i] = testKey(rng.IntN(n + 1))
+				} else {
+					keys[i] = fmt.Sprint("shared prefix/", rng.IntN(n+1), strings.Repeat("x", rng.IntN(10)))
+				}
 			}
-			s := sortKeys(keys, workers)
+			tk := sortKeys(keys, workers)
 			seen := make([]bool, n)
-			for i, sk := range s {
-				if i > 0 && sk.key < s[i-1].key {
-					t.Fatalf("n=%d workers=%d: %q after %q", n, workers, sk.key, s[i-1].key)
+			var prev []byte
+			for _, kh := range tk.sorted {
+				key := tk.key(kh.pos)
+				if want := appendRecordKey(nil, keys[kh.pos]); !bytes.Equal(key, want) {
+					t.Fatalf("n=%d workers=%d: key %d is %q, want %q", n, workers, kh.pos, key, want)
 				}
-				if keys[sk.pos] != sk.key || seen[sk.pos] {
-					t.Fatalf("n=%d workers=%d: position %d twice", n, workers, sk.pos)
+				if bytes.Compare(key, prev) < 0 {
+					t.Fatalf("n=%d workers=%d: %q after %q", n, workers, key, prev)
 				}
-				seen[sk.pos] = true
+				if seen[kh.pos] {
+					t.Fatalf("n=%d workers=%d: position %d twice", n, workers, kh.pos)
+				}
+				seen[kh.pos] = true
+				prev = key
 			}
-			if len(s) != n {
-				t.Fatalf("n=%d workers=%d: %d sorted keys", n, workers, len(s))
+			if len(tk.sorted) != n {
+				t.Fatalf("n=%d workers=%d: %d sorted keys", n, workers, len(tk.sorted))
 			}
 		}
 	}
@@ -160,8 +182,7 @@ func TestTagCorruptValue(t *testing.T) {
 	}
 }
 
-// testKey returns a record key shaped like a UUID, spread over the key space
-// by i.
+// testKey returns a UUID in canonical form, spread over the key space by i.
 func testKey(i int) string {
 	h := uint64(i)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
 	h ^= h >> 29

@@ -26,8 +26,8 @@ type Report struct {
 	// the index but not in the snapshot, and Wrong keys in both with
 	// different locations.
 	Missing, Extra, Wrong int64
-	// MissingKeys, ExtraKeys and WrongKeys are the first few of each, in key
-	// order.
+	// MissingKeys, ExtraKeys and WrongKeys are the first few of each, in
+	// index order (see Scan).
 	MissingKeys, ExtraKeys []string
 	WrongKeys              []Mismatch
 }
@@ -49,7 +49,7 @@ func (r Report) OK() bool {
 //
 // To keep memory bounded, Verify stages the scan in a scratch namespace of
 // the store (unsynced; cleared when it ends and when the next Verify starts),
-// then walks the index and the staged records side by side in key order.
+// then walks the index and the staged records side by side in index order.
 func (ix *Index) Verify(ctx context.Context, scan ScanFunc) (Report, error) {
 	if err := ctx.Err(); err != nil {
 		return Report{}, ix.errorf("verify: %w", err)
@@ -71,7 +71,7 @@ func (ix *Index) verify(ctx context.Context, scan ScanFunc) (Report, error) {
 	r := Report{Watermark: ix.watermark}
 	var key, value []byte
 	l := loader{db: ix.db, ctx: ctx, put: func(b *pebble.Batch, k string, loc Location) error {
-		key = appendKey(key[:0], nsVerify, k)
+		key = appendRecordKey(append(key[:0], nsVerify), k)
 		value = appendPair(value[:0], loc.PartitionPath, loc.FileID)
 		return b.Set(key, value, nil)
 	}}
@@ -85,7 +85,7 @@ func (ix *Index) verify(ctx context.Context, scan ScanFunc) (Report, error) {
 	}
 	r.Scanned = int64(l.n)
 
-	lower, upper := span(nsRecord)
+	lower, upper := recordSpan()
 	ri, err := ix.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 	if err != nil {
 		return Report{}, ix.errorf("verify: %w", err)
@@ -103,8 +103,9 @@ func (ix *Index) verify(ctx context.Context, scan ScanFunc) (Report, error) {
 	return r, nil
 }
 
-// compare walks the index (ri) and the staged snapshot (vi) in key order,
-// counting what differs.
+// compare walks the index (ri) and the staged snapshot (vi, whose keys are
+// 'v' and a record's Pebble key) side by side in index order, counting what
+// differs.
 func (r *Report) compare(ctx context.Context, ri, vi *pebble.Iterator, locs []Location) error {
 	var staged int64
 	rok, vok := ri.First(), vi.First()
@@ -119,21 +120,21 @@ func (r *Report) compare(ctx context.Context, ri, vi *pebble.Iterator, locs []Lo
 		case !rok:
 			c = 1
 		case vok:
-			c = bytes.Compare(ri.Key()[1:], vi.Key()[1:])
+			c = bytes.Compare(ri.Key(), vi.Key()[1:])
 		}
 		switch {
 		case c < 0:
 			r.Indexed++
 			r.Extra++
 			if len(r.ExtraKeys) < maxExamples {
-				r.ExtraKeys = append(r.ExtraKeys, string(ri.Key()[1:]))
+				r.ExtraKeys = append(r.ExtraKeys, recordKey(ri.Key()))
 			}
 			rok = ri.Next()
 		case c > 0:
 			staged++
 			r.Missing++
 			if len(r.MissingKeys) < maxExamples {
-				r.MissingKeys = append(r.MissingKeys, string(vi.Key()[1:]))
+				r.MissingKeys = append(r.MissingKeys, recordKey(vi.Key()[1:]))
 			}
 			vok = vi.Next()
 		default:
@@ -149,12 +150,12 @@ func (r *Report) compare(ctx context.Context, ri, vi *pebble.Iterator, locs []Lo
 			}
 			scanned, err := decodeLocation(v)
 			if err != nil {
-				return fmt.Errorf("staged record %q: %w", vi.Key()[1:], err)
+				return fmt.Errorf("staged record %q: %w", recordKey(vi.Key()[1:]), err)
 			}
 			if indexed != scanned {
 				r.Wrong++
 				if len(r.WrongKeys) < maxExamples {
-					r.WrongKeys = append(r.WrongKeys, Mismatch{Key: string(ri.Key()[1:]), Indexed: indexed, Scanned: scanned})
+					r.WrongKeys = append(r.WrongKeys, Mismatch{Key: recordKey(ri.Key()), Indexed: indexed, Scanned: scanned})
 				}
 			}
 			rok, vok = ri.Next(), vi.Next()

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -118,6 +119,34 @@ func TestVerify(t *testing.T) {
 			checkNoStaged(t, ix)
 		})
 	}
+	checkContents(t, ix, indexed)
+}
+
+// TestVerifyUUIDKeys checks Verify on records in both namespaces: its
+// examples come in index order, the keys that are not UUIDs first.
+func TestVerifyUUIDKeys(t *testing.T) {
+	ctx := context.Background()
+	a, b, c := testKey(1), testKey(2), testKey(3)
+	upper := strings.ToUpper(c) // not in canonical form: another key
+	indexed := map[string]Location{a: loc("p", "f0"), b: loc("p", "f1"), upper: loc("p", "f2"), "k": loc("p", "f0")}
+	ix := openTest(t, t.TempDir(), testOptions)
+	if err := ix.Rebuild(ctx, "20240101000000001", mapScan(indexed)); err != nil {
+		t.Fatal(err)
+	}
+	snapshot := map[string]Location{b: loc("p", "f2"), c: loc("p", "f2"), upper: loc("p", "f2"), "k": loc("p", "f0"), "z": loc("p", "f0")}
+	got, err := ix.Verify(ctx, mapScan(snapshot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Report{
+		Watermark: "20240101000000001", Indexed: 4, Scanned: 5, Missing: 2, Extra: 1, Wrong: 1,
+		MissingKeys: []string{"z", c}, ExtraKeys: []string{a},
+		WrongKeys: []Mismatch{{Key: b, Indexed: loc("p", "f1"), Scanned: loc("p", "f2")}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("report %+v, want %+v", got, want)
+	}
+	checkNoStaged(t, ix)
 	checkContents(t, ix, indexed)
 }
 
