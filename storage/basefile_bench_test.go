@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -84,6 +85,10 @@ func BenchmarkBaseFileWriter(b *testing.B) {
 		rows[i] = plainRow(nil, values[i])
 	}
 	ctx := context.Background()
+	codec, err := CompressionCodec(DefaultCompression)
+	if err != nil {
+		b.Fatal(err)
+	}
 	const batch = 64
 
 	// plain writes rows with parquet-go, converting values first if given.
@@ -95,8 +100,7 @@ func BenchmarkBaseFileWriter(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			w := parquet.NewWriter(f, ps, parquet.Compression(&parquet.Zstd), parquet.PageBufferSize(DefaultPageSize),
-				parquet.DataPageVersion(1), parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain), parquet.WriteBufferSize(256<<10))
+			w := parquet.NewWriter(f, writerOptions(ps, codec, DefaultPageSize)...)
 			for j := 0; j < benchRows; j += batch {
 				chunk := rows[j:min(j+batch, benchRows)]
 				if fromValues {
@@ -158,4 +162,98 @@ func newBenchFS(b *testing.B) FS {
 		b.Fatal(err)
 	}
 	return fsys
+}
+
+// BenchmarkBaseFileCarry rewrites a base file of a ninth of benchRows rows,
+// as a copy-on-write merge of random keys does, taking out one row in 1,000:
+// by reading and writing Parquet rows (rows), and by CarryRowGroup (columns).
+func BenchmarkBaseFileCarry(b *testing.B) {
+	const numRows = benchRows / 9
+	schema := benchSchema(b)
+	keys := benchKeys(numRows)
+	fsys := newBenchFS(b)
+	ctx := context.Background()
+	w, err := NewBaseFileWriter(ctx, fsys, "src.parquet", schema, BaseFileOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range numRows {
+		if err := w.WriteRow(benchValues(i, keys)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	src, err := OpenBaseFile(ctx, fsys, "src.parquet")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	bloom, err := src.BloomFilter()
+	if err != nil {
+		b.Fatal(err)
+	}
+	taken := make(map[string]bool)
+	for i := 0; i < numRows; i += 1000 {
+		taken[keys[i]] = true
+	}
+	take := func(key []byte) bool { return taken[string(key)] }
+	const name = "dst.parquet"
+
+	run := func(b *testing.B, carry func(w *BaseFileWriter) error) {
+		for range b.N {
+			w, err := NewBaseFileWriter(ctx, fsys, name, schema, BaseFileOptions{SeedBloom: bloom})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := carry(w); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+			if err := fsys.Remove(ctx, name); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N*numRows)/b.Elapsed().Seconds(), "rows/s")
+	}
+	b.Run("rows", func(b *testing.B) {
+		fileName := parquet.ByteArrayValue([]byte(name)).Level(0, 1, fileNameColumn)
+		run(b, func(w *BaseFileWriter) error {
+			rows := src.Rows(ctx)
+			defer rows.Close()
+			batch := make([]parquet.Row, 1024)
+			for {
+				n, err := rows.ReadRows(batch)
+				carried := batch[:0]
+				for _, row := range batch[:n] {
+					if !take(rowKey(row)) {
+						row[fileNameColumn] = fileName
+						carried = append(carried, row)
+					}
+				}
+				if _, err := w.CarryRows(carried); err != nil {
+					return err
+				}
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+			}
+		})
+	})
+	b.Run("columns", func(b *testing.B) {
+		run(b, func(w *BaseFileWriter) error {
+			for _, rg := range src.RowGroups() {
+				if _, err := w.CarryRowGroup(rg, name, take); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
 }

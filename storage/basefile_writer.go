@@ -8,11 +8,14 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // Defaults of the base file writer's settings.
@@ -50,11 +53,45 @@ type BaseFileOptions struct {
 
 // compressionCodecs maps hoodie.parquet.compression.codec values to codecs.
 var compressionCodecs = map[string]compress.Codec{
-	"zstd":         &parquet.Zstd,
+	"zstd":         new(zstdCodec),
 	"snappy":       &parquet.Snappy,
 	"gzip":         &parquet.Gzip,
 	"uncompressed": &parquet.Uncompressed,
 }
+
+// zstdCodec is the zstd codec base files are written with: klauspost's
+// encoder at its fastest level, entropy-coding the literals of blocks
+// without matches too. On the pages of base files, whose largest columns
+// hold random keys, it compresses a little better than parquet-go's codec
+// (its default level) in about half the time.
+type zstdCodec struct {
+	encoders sync.Pool // of *zstd.Encoder
+}
+
+// String returns the codec's name.
+func (c *zstdCodec) String() string { return "ZSTD" }
+
+// CompressionCodec returns the codec's code in Parquet files.
+func (c *zstdCodec) CompressionCodec() format.CompressionCodec { return format.Zstd }
+
+// Encode compresses src into dst, reusing its memory.
+func (c *zstdCodec) Encode(dst, src []byte) ([]byte, error) {
+	e, _ := c.encoders.Get().(*zstd.Encoder)
+	if e == nil {
+		var err error
+		e, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithAllLitEntropyCompression(true),
+			zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true), zstd.WithEncoderCRC(false))
+		if err != nil {
+			return nil, fmt.Errorf("zstd encoder: %w", err)
+		}
+	}
+	defer c.encoders.Put(e)
+	return e.EncodeAll(src, dst[:0]), nil
+}
+
+// Decode decodes with parquet-go's codec: the level does not matter to
+// decoding.
+func (c *zstdCodec) Decode(dst, src []byte) ([]byte, error) { return parquet.Zstd.Decode(dst, src) }
 
 // BaseFileStats describes a written base file.
 type BaseFileStats struct {
@@ -133,10 +170,9 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 	if err != nil {
 		return nil, err
 	}
-	codecName := strings.ToLower(cmp.Or(opts.Compression, DefaultCompression))
-	codec, ok := compressionCodecs[codecName]
-	if !ok {
-		return nil, fmt.Errorf("unsupported compression codec %q (want zstd, snappy, gzip or uncompressed)", opts.Compression)
+	codec, err := CompressionCodec(opts.Compression)
+	if err != nil {
+		return nil, err
 	}
 	pageSize := cmp.Or(opts.PageSize, DefaultPageSize)
 	blockSize := cmp.Or(opts.BlockSize, DefaultBlockSize)
@@ -164,19 +200,42 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 		w.seeded = opts.SeedBloom != nil
 	}
 	w.count.w = w.out
-	w.pw = parquet.NewWriter(&w.count,
-		c.parquet,
+	w.pw = parquet.NewWriter(&w.count, append(writerOptions(c.parquet, codec, pageSize),
+		parquet.KeyValueMetadata(FooterAvroSchema, string(avroJSON)),
+		parquet.KeyValueMetadata(FooterWriterModel, "avro"),
+	)...)
+	return w, nil
+}
+
+// CompressionCodec returns the codec base files are compressed with for a
+// hoodie.parquet.compression.codec value: "zstd" (or "", the default),
+// "snappy", "gzip" or "uncompressed", in any case. Other Parquet writers
+// use it to match base files.
+func CompressionCodec(name string) (compress.Codec, error) {
+	codec, ok := compressionCodecs[strings.ToLower(cmp.Or(name, DefaultCompression))]
+	if !ok {
+		return nil, fmt.Errorf("unsupported compression codec %q (want zstd, snappy, gzip or uncompressed)", name)
+	}
+	return codec, nil
+}
+
+// writerOptions returns the parquet-go settings of base files of the
+// Parquet schema, but their footer metadata.
+func writerOptions(schema *parquet.Schema, codec compress.Codec, pageSize int) []parquet.WriterOption {
+	return []parquet.WriterOption{
+		schema,
 		parquet.Compression(codec),
 		parquet.PageBufferSize(pageSize),
 		// PLAIN pages of data page v1, as parquet-mr writes them: every
 		// Parquet reader, old Spark ones included, reads them.
 		parquet.DataPageVersion(1),
 		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
-		parquet.WriteBufferSize(256<<10),
-		parquet.KeyValueMetadata(FooterAvroSchema, string(avroJSON)),
-		parquet.KeyValueMetadata(FooterWriterModel, "avro"),
-	)
-	return w, nil
+		// Page bounds go to the column index only, not to page headers
+		// too, as parquet-mr has written them since 1.11 (Hudi's files have
+		// none): computing them twice costs.
+		parquet.DataPageStatistics(false),
+		parquet.WriteBufferSize(256 << 10),
+	}
 }
 
 // Schema returns the schema of the rows, meta fields included.
@@ -285,10 +344,10 @@ func (w *BaseFileWriter) writeRows(rows []parquet.Row, bloom bool) (int, error) 
 // rowKey returns the record key bytes of a Parquet row: the meta fields are
 // the first five leaf columns, each holding one value.
 func rowKey(row parquet.Row) []byte {
-	if len(row) <= 2 || row[2].Column() != 2 || row[2].IsNull() {
+	if len(row) <= recordKeyColumn || row[recordKeyColumn].Column() != recordKeyColumn || row[recordKeyColumn].IsNull() {
 		return nil
 	}
-	return row[2].ByteArray()
+	return row[recordKeyColumn].ByteArray()
 }
 
 // unsafeString returns b as a string without copying; it must not outlive b

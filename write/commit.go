@@ -222,6 +222,11 @@ func (c *commit) finish(ctx context.Context, idx *index.Index, res *Result) {
 	}
 	warn("removing its markers", w.fsys.RemoveAll(ctx, markerFolder(c.instant.Time)))
 	var changes index.ChangeSet
+	var puts, dels int
+	for _, r := range c.results {
+		puts, dels = puts+len(r.puts), dels+len(r.dels)
+	}
+	changes.Puts, changes.Deletes = make([]index.Put, 0, puts), make([]string, 0, dels)
 	for _, r := range c.results {
 		changes.Deletes = append(changes.Deletes, r.dels...)
 		changes.Puts = append(changes.Puts, r.puts...)

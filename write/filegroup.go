@@ -125,6 +125,7 @@ type merger struct {
 }
 
 func (m *merger) run(ctx context.Context) error {
+	m.puts = make([]index.Put, 0, len(m.task.inserts))
 	if m.prev != nil {
 		if err := m.mergeExisting(ctx); err != nil {
 			return err
@@ -147,13 +148,15 @@ func (m *merger) writeRecord(r *record) error {
 
 func (m *merger) writeValues(key string, row []any) error {
 	if m.values == nil {
+		// The meta fields every record of the file shares are set once:
+		// converting a string to an interface allocates.
 		m.values = make([]any, metaFieldCount+len(m.env.schema.Fields))
+		m.values[metaCommitTime] = m.env.instant
+		m.values[metaPartitionPath] = m.task.partition
+		m.values[metaFileName] = m.name
 	}
-	m.values[metaCommitTime] = m.env.instant
 	m.values[metaSeqNo] = m.env.instant + "_" + strconv.Itoa(m.taskNo) + "_" + strconv.FormatInt(m.seq, 10)
 	m.values[metaRecordKey] = key
-	m.values[metaPartitionPath] = m.task.partition
-	m.values[metaFileName] = m.name
 	copy(m.values[metaFieldCount:], row)
 	m.seq++
 	if err := m.out.WriteRow(m.values); err != nil {
@@ -167,68 +170,95 @@ func (m *merger) writeValues(key string, row []any) error {
 // updated, deleted or moved out.
 func (m *merger) mergeExisting(ctx context.Context) error {
 	prev := m.prev
-	fileSchema := prev.Schema()
-	if !fileSchema.HasMetaFields() {
+	if !prev.Schema().HasMetaFields() {
 		return fmt.Errorf("base file %s has no Hudi meta fields (hoodie.populate.meta.fields=false): Hoodie cannot merge into it yet", m.task.prev.Path)
 	}
-	fast := parquet.EqualNodes(prev.Parquet().Schema(), m.env.parquetSchema)
-	var conv *rowConverter
-	if !fast {
-		var err error
-		if conv, err = newRowConverter(m.env.withMeta, fileSchema); err != nil {
+	if !parquet.EqualNodes(prev.Parquet().Schema(), m.env.parquetSchema) {
+		conv, err := newRowConverter(m.env.withMeta, prev.Schema())
+		if err != nil {
 			return fmt.Errorf("base file %s does not fit the table schema: %w", m.task.prev.Path, err)
 		}
+		return m.mergeConverted(ctx, conv)
 	}
-	rows := prev.Rows(ctx)
-	defer rows.Close()
-	batch := make([]parquet.Row, 1024)
-	carry := make([]parquet.Row, 0, len(batch))
-	fileName := []byte(m.name)
-	work := m.task.work
-	for {
-		n, readErr := rows.ReadRows(batch)
+	// The file has the table's Parquet schema: rows without work are
+	// copied column by column, and only the rows with work are decoded.
+	hasWork := func(key []byte) bool {
+		in, _ := m.work(key)
+		return in != nil
+	}
+	var carry []parquet.Row
+	for _, rg := range prev.RowGroups() {
+		rows, err := m.out.CarryRowGroup(rg, m.name, hasWork)
+		if err != nil {
+			return err
+		}
 		carry = carry[:0]
-		for _, row := range batch[:n] {
-			key := rowKey(row)
-			if len(key) == 0 {
-				return fmt.Errorf("base file %s: a row has no %s", m.task.prev.Path, storage.MetaRecordKey)
-			}
-			// Indexing a map with string(key) does not allocate: most rows
-			// are looked up and carried, and must cost no garbage.
-			var in *record
-			var moved bool
-			if work != nil {
-				if in = work.updates[string(key)]; in == nil {
-					in = work.movedOut[string(key)]
-					moved = in != nil
-				}
-			}
-			if in == nil {
-				if fast {
-					row[metaFileName] = parquet.ByteArrayValue(fileName).Level(0, 1, metaFileName)
-					carry = append(carry, row)
-					continue
-				}
-				values, err := m.convert(prev, conv, row)
-				if err != nil {
-					return err
-				}
-				values[metaFileName] = m.name
-				if err := m.out.WriteRow(values); err != nil {
-					return fmt.Errorf("carry record %q into %s: %w", key, m.out.Path(), err)
-				}
-				continue
-			}
-			stored, err := m.convert(prev, conv, row)
+		for _, row := range rows {
+			in, moved := m.work(rowKey(row))
+			stored, err := prev.DecodeRow(row)
 			if err != nil {
 				return err
 			}
-			if err := m.apply(in, moved, stored, &carry, row, fast); err != nil {
+			keepStored := func() error {
+				carry = append(carry, row)
+				return nil
+			}
+			if err := m.apply(in, moved, stored, keepStored); err != nil {
 				return err
 			}
 		}
 		if len(carry) > 0 {
 			if _, err := m.out.CarryRows(carry); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// work returns the incoming record that has work for the stored record of
+// key, if any, and whether it moves the record to another partition.
+func (m *merger) work(key []byte) (in *record, moved bool) {
+	work := m.task.work
+	if work == nil {
+		return nil, false
+	}
+	// Indexing a map with string(key) does not allocate: most rows are
+	// looked up and carried, and must cost no garbage.
+	if in = work.updates[string(key)]; in == nil {
+		in = work.movedOut[string(key)]
+		moved = in != nil
+	}
+	return in, moved
+}
+
+// mergeConverted merges a previous version whose Parquet schema is not the
+// table's: every row is decoded and converted to the table schema.
+func (m *merger) mergeConverted(ctx context.Context, conv *rowConverter) error {
+	rows := m.prev.Rows(ctx)
+	defer rows.Close()
+	batch := make([]parquet.Row, 1024)
+	for {
+		n, readErr := rows.ReadRows(batch)
+		for _, row := range batch[:n] {
+			key := rowKey(row)
+			if len(key) == 0 {
+				return fmt.Errorf("base file %s: a row has no %s", m.task.prev.Path, storage.MetaRecordKey)
+			}
+			values, err := m.prev.DecodeRow(row)
+			if err != nil {
+				return err
+			}
+			stored, err := conv.convertRow(values)
+			if err != nil {
+				return err
+			}
+			if in, moved := m.work(key); in != nil {
+				err = m.apply(in, moved, stored, func() error { return m.writeStored(key, stored) })
+			} else {
+				err = m.writeStored(key, stored)
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -241,30 +271,19 @@ func (m *merger) mergeExisting(ctx context.Context) error {
 	}
 }
 
-// convert decodes a stored row into values of the table schema with meta
-// fields.
-func (m *merger) convert(prev *storage.BaseFile, conv *rowConverter, row parquet.Row) ([]any, error) {
-	values, err := prev.DecodeRow(row)
-	if err != nil {
-		return nil, err
+// writeStored writes a stored record of key, converted to the table schema,
+// unchanged.
+func (m *merger) writeStored(key []byte, stored []any) error {
+	stored[metaFileName] = m.name
+	if err := m.out.WriteRow(stored); err != nil {
+		return fmt.Errorf("carry record %q into %s: %w", key, m.out.Path(), err)
 	}
-	if conv == nil {
-		return values, nil
-	}
-	return conv.convertRow(values)
+	return nil
 }
 
-// apply merges an incoming record with the stored one it names.
-func (m *merger) apply(in *record, moved bool, stored []any, carry *[]parquet.Row, row parquet.Row, fast bool) error {
-	keepStored := func() error {
-		if fast {
-			row[metaFileName] = parquet.ByteArrayValue([]byte(m.name)).Level(0, 1, metaFileName)
-			*carry = append(*carry, row)
-			return nil
-		}
-		stored[metaFileName] = m.name
-		return m.out.WriteRow(stored)
-	}
+// apply merges an incoming record with the stored one it names; keepStored
+// writes the stored record unchanged, when it wins.
+func (m *merger) apply(in *record, moved bool, stored []any, keepStored func() error) error {
 	storedRow := stored[metaFieldCount:]
 	switch m.env.op {
 	case OpDelete:

@@ -12,6 +12,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/hoodie-dev/hoodie/storage"
+
 	"github.com/hoodie-dev/hoodie/internal/trips"
 )
 
@@ -102,11 +104,17 @@ func writeFile(job fileJob, instant string) error {
 			UUID: t.UUID, TS: t.TS, Rider: t.Rider, Driver: t.Driver, Fare: t.Fare, PartitionPath: t.PartitionPath,
 		}
 	}
+	// The codec of base files (zstd at its fastest level), so that both
+	// sides compress alike.
+	codec, err := storage.CompressionCodec("")
+	if err != nil {
+		return fmt.Errorf("parquet-go baseline: %w", err)
+	}
 	f, err := os.Create(job.path)
 	if err != nil {
 		return fmt.Errorf("parquet-go baseline: %w", err)
 	}
-	w := parquet.NewGenericWriter[baseRow](f, parquet.Compression(&parquet.Zstd))
+	w := parquet.NewGenericWriter[baseRow](f, parquet.Compression(codec))
 	if _, err := w.Write(rows); err != nil {
 		f.Close()
 		return fmt.Errorf("parquet-go baseline: write %s: %w", job.path, err)
