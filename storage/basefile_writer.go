@@ -49,6 +49,11 @@ type BaseFileOptions struct {
 	// NoBloomFilter leaves out the bloom filter footer. Spark's bloom index
 	// (Hudi's default index) cannot use files without one.
 	NoBloomFilter bool
+	// NoMetaFields writes rows of the schema as given, without Hudi's meta
+	// fields, as a table with hoodie.populate.meta.fields=false stores
+	// them. Such rows carry no record key, so the footer has neither a
+	// bloom filter nor a record-key range, as Spark writes these files.
+	NoMetaFields bool
 }
 
 // compressionCodecs maps hoodie.parquet.compression.codec values to codecs.
@@ -98,7 +103,7 @@ type BaseFileStats struct {
 	NumRows  int64
 	FileSize int64
 	// MinRecordKey and MaxRecordKey are the least and greatest record keys,
-	// empty for a file without rows.
+	// empty for a file without rows or without meta fields.
 	MinRecordKey string
 	MaxRecordKey string
 }
@@ -112,7 +117,8 @@ const rowBatchSize = 64
 // keys, bloom filter). Memory stays bounded by a row group.
 //
 // Rows follow the schema with meta fields (see Schema.WithMetaFields); the
-// record key, at index 2, must be a non-empty string. A row refused for its
+// record key, at index 2, must be a non-empty string. With
+// BaseFileOptions.NoMetaFields they follow the schema as given instead. A row refused for its
 // values is not written and the writer stays usable; any other error is
 // final: call Abort. Every writer must end with Close or Abort, which also
 // stop the goroutine that builds the bloom filter. A BaseFileWriter is not
@@ -139,6 +145,7 @@ type BaseFileWriter struct {
 	minKey, maxKey []byte        // valid once numRows > 0
 	bloom          *bloomBuilder // nil without a bloom filter
 	seeded         bool          // the bloom filter started from SeedBloom
+	keyed          bool          // rows have meta fields: track their keys
 	batch          []parquet.Row // rows of WriteRow not written yet
 	arena          []byte        // copies of the byte slices of batch
 	err            error         // the error that ended the writer
@@ -146,7 +153,8 @@ type BaseFileWriter struct {
 }
 
 // NewBaseFileWriter creates the base file path on fsys and returns a writer
-// for rows of schema, which gets the meta fields if it lacks them.
+// for rows of schema, which gets the meta fields if it lacks them (unless
+// opts.NoMetaFields is set).
 func NewBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema, opts BaseFileOptions) (*BaseFileWriter, error) {
 	w, err := newBaseFileWriter(ctx, fsys, path, schema, opts)
 	if err != nil {
@@ -156,14 +164,15 @@ func NewBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 }
 
 func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema, opts BaseFileOptions) (*BaseFileWriter, error) {
-	if !schema.HasMetaFields() {
+	keyed := !opts.NoMetaFields
+	if keyed && !schema.HasMetaFields() {
 		schema = schema.WithMetaFields()
 	}
 	c, err := schema.compile()
 	if err != nil {
 		return nil, err
 	}
-	if schema.Fields[2].Type.Kind != KindString {
+	if keyed && schema.Fields[2].Type.Kind != KindString {
 		return nil, fmt.Errorf("field %s must be a string", MetaRecordKey)
 	}
 	avroJSON, err := schema.MarshalJSON()
@@ -179,10 +188,10 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 	if pageSize < 0 || blockSize < 0 {
 		return nil, fmt.Errorf("bad page size %d or block size %d", pageSize, blockSize)
 	}
-	w := &BaseFileWriter{ctx: ctx, fsys: fsys, path: path, schema: schema, plan: c.plan, blockSize: blockSize}
+	w := &BaseFileWriter{ctx: ctx, fsys: fsys, path: path, schema: schema, plan: c.plan, blockSize: blockSize, keyed: keyed}
 	var bloom *BloomFilter
 	switch {
-	case opts.NoBloomFilter:
+	case opts.NoBloomFilter || !keyed:
 	case opts.SeedBloom != nil:
 		bloom = opts.SeedBloom.clone(cmp.Or(opts.BloomMaxEntries, DefaultBloomMaxEntries))
 	default:
@@ -258,10 +267,10 @@ func (w *BaseFileWriter) WriteRow(values []any) error {
 		return err
 	}
 	var key string
-	if len(values) > 2 {
+	if w.keyed && len(values) > 2 {
 		key, _ = values[2].(string)
 	}
-	if key == "" {
+	if w.keyed && key == "" {
 		return w.rowError(fmt.Errorf("field %s must be a non-empty string, not %#v", MetaRecordKey, valueAt(values, 2)))
 	}
 	// Rows wait in a batch, which parquet-go writes faster than single
@@ -327,7 +336,7 @@ func (w *BaseFileWriter) writeRows(rows []parquet.Row, bloom bool) (int, error) 
 		return 0, err
 	}
 	for i, row := range rows {
-		if len(rowKey(row)) == 0 {
+		if w.keyed && len(rowKey(row)) == 0 {
 			return 0, fmt.Errorf("storage: base file %q: row %d of the batch: no %s value of column 2, or an empty one", w.path, i, MetaRecordKey)
 		}
 	}
@@ -356,10 +365,14 @@ func unsafeString(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// addKey records a written row's key, in the bloom filter too when bloom is
-// set; key may alias the caller's memory.
+// addKey counts a written row and records its key, in the bloom filter too
+// when bloom is set; key may alias the caller's memory. Rows without meta
+// fields are only counted.
 func (w *BaseFileWriter) addKey(key string, bloom bool) {
 	w.numRows++
+	if !w.keyed {
+		return
+	}
 	if bloom && w.bloom != nil {
 		w.bloom.add(key)
 	}
@@ -438,7 +451,7 @@ func (w *BaseFileWriter) finish() error {
 			return err
 		}
 	}
-	if w.numRows > 0 {
+	if w.keyed && w.numRows > 0 {
 		w.pw.SetKeyValueMetadata(FooterMinRecordKey, string(w.minKey))
 		w.pw.SetKeyValueMetadata(FooterMaxRecordKey, string(w.maxKey))
 	}

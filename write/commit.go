@@ -100,12 +100,21 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 }
 
 func (c *commit) taskEnv() (*taskEnv, error) {
-	withMeta := c.schema.WithMetaFields()
-	ps, err := withMeta.ParquetSchema()
+	env := &taskEnv{w: c.w, op: c.op, instant: c.instant.Time, schema: c.schema, fileSchema: c.schema, precombine: -1}
+	if c.w.cfg.PopulateMetaFields {
+		env.fileSchema, env.dataStart = c.schema.WithMetaFields(), metaFieldCount
+	} else {
+		// Rows carry no key: merges compute the keys of stored rows.
+		var err error
+		if env.keys, err = NewKeyGenerator(c.w.cfg, c.schema); err != nil {
+			return nil, err
+		}
+	}
+	ps, err := env.fileSchema.ParquetSchema()
 	if err != nil {
 		return nil, err
 	}
-	env := &taskEnv{w: c.w, op: c.op, instant: c.instant.Time, schema: c.schema, withMeta: withMeta, parquetSchema: ps, precombine: -1}
+	env.parquetSchema = ps
 	if f := c.w.cfg.PrecombineField; f != "" {
 		env.precombine = c.schema.FieldIndex(f)
 	}

@@ -42,10 +42,17 @@ type taskEnv struct {
 	op      Operation
 	instant string
 	// schema is the table schema after this write, without meta fields, and
-	// withMeta the same with them: the schema of every file written.
-	schema, withMeta *storage.Schema
-	parquetSchema    *parquet.Schema // withMeta in Parquet form
-	precombine       int             // index of the precombine column in schema, or -1
+	// fileSchema the schema of every file written: the same with the meta
+	// fields first, unless the table does not populate them.
+	schema, fileSchema *storage.Schema
+	parquetSchema      *parquet.Schema // fileSchema in Parquet form
+	// dataStart is where schema's fields start in a row of fileSchema:
+	// metaFieldCount, or 0 without meta fields.
+	dataStart int
+	// keys computes the record keys of stored rows of a table without meta
+	// fields; nil when the rows carry them.
+	keys             *KeyGenerator
+	precombine       int // index of the precombine column in schema, or -1
 	keepOnSoftDelete []bool
 }
 
@@ -59,6 +66,7 @@ func (e *taskEnv) runTask(ctx context.Context, t *fileGroupTask, taskNo int) (re
 		suffix = markerMerge
 	}
 	opts := e.w.settings.baseFileOptions()
+	opts.NoMetaFields = e.keys != nil
 	var prev *storage.BaseFile
 	if t.prev != nil {
 		if prev, err = storage.OpenBaseFile(ctx, e.w.fsys, t.prev.Path); err != nil {
@@ -67,14 +75,14 @@ func (e *taskEnv) runTask(ctx context.Context, t *fileGroupTask, taskNo int) (re
 		defer prev.Close()
 		// Carried rows keep their keys: start from the previous version's
 		// bloom filter instead of hashing every key again.
-		if bloom, err := prev.BloomFilter(); err == nil {
+		if bloom, err := prev.BloomFilter(); err == nil && !opts.NoMetaFields {
 			opts.SeedBloom = bloom
 		}
 	}
 	if err := createMarker(ctx, e.w.fsys, e.instant, dataPath, suffix); err != nil {
 		return res, err
 	}
-	out, err := storage.NewBaseFileWriter(ctx, e.w.fsys, dataPath, e.withMeta, opts)
+	out, err := storage.NewBaseFileWriter(ctx, e.w.fsys, dataPath, e.fileSchema, opts)
 	if err != nil {
 		return res, err
 	}
@@ -147,6 +155,12 @@ func (m *merger) writeRecord(r *record) error {
 }
 
 func (m *merger) writeValues(key string, row []any) error {
+	if m.env.keys != nil {
+		if err := m.out.WriteRow(row); err != nil {
+			return fmt.Errorf("write record %q to %s: %w", key, m.out.Path(), err)
+		}
+		return nil
+	}
 	if m.values == nil {
 		// The meta fields every record of the file shares are set once:
 		// converting a string to an interface allocates.
@@ -170,14 +184,18 @@ func (m *merger) writeValues(key string, row []any) error {
 // updated, deleted or moved out.
 func (m *merger) mergeExisting(ctx context.Context) error {
 	prev := m.prev
-	if !prev.Schema().HasMetaFields() {
-		return fmt.Errorf("base file %s has no Hudi meta fields (hoodie.populate.meta.fields=false): Hoodie cannot merge into it yet", m.task.prev.Path)
+	if m.env.keys == nil && !prev.Schema().HasMetaFields() {
+		return fmt.Errorf("base file %s has no Hudi meta fields, but the table has %s=true", m.task.prev.Path, storage.KeyPopulateMetaFields)
 	}
+	var conv *rowConverter
 	if !parquet.EqualNodes(prev.Parquet().Schema(), m.env.parquetSchema) {
-		conv, err := newRowConverter(m.env.withMeta, prev.Schema())
-		if err != nil {
+		var err error
+		if conv, err = newRowConverter(m.env.fileSchema, prev.Schema()); err != nil {
 			return fmt.Errorf("base file %s does not fit the table schema: %w", m.task.prev.Path, err)
 		}
+	}
+	if conv != nil || m.env.keys != nil {
+		// Rows without meta fields are decoded to find their keys.
 		return m.mergeConverted(ctx, conv)
 	}
 	// The file has the table's Parquet schema: rows without work are
@@ -232,8 +250,9 @@ func (m *merger) work(key []byte) (in *record, moved bool) {
 	return in, moved
 }
 
-// mergeConverted merges a previous version whose Parquet schema is not the
-// table's: every row is decoded and converted to the table schema.
+// mergeConverted merges a previous version row by row: every row is decoded
+// and, with conv (when the file's Parquet schema is not the table's),
+// converted to the table schema.
 func (m *merger) mergeConverted(ctx context.Context, conv *rowConverter) error {
 	rows := m.prev.Rows(ctx)
 	defer rows.Close()
@@ -241,15 +260,16 @@ func (m *merger) mergeConverted(ctx context.Context, conv *rowConverter) error {
 	for {
 		n, readErr := rows.ReadRows(batch)
 		for _, row := range batch[:n] {
-			key := rowKey(row)
-			if len(key) == 0 {
-				return fmt.Errorf("base file %s: a row has no %s", m.task.prev.Path, storage.MetaRecordKey)
-			}
-			values, err := m.prev.DecodeRow(row)
+			stored, err := m.prev.DecodeRow(row)
 			if err != nil {
 				return err
 			}
-			stored, err := conv.convertRow(values)
+			if conv != nil {
+				if stored, err = conv.convertRow(stored); err != nil {
+					return err
+				}
+			}
+			key, err := m.storedKey(row, stored)
 			if err != nil {
 				return err
 			}
@@ -274,7 +294,9 @@ func (m *merger) mergeConverted(ctx context.Context, conv *rowConverter) error {
 // writeStored writes a stored record of key, converted to the table schema,
 // unchanged.
 func (m *merger) writeStored(key []byte, stored []any) error {
-	stored[metaFileName] = m.name
+	if m.env.keys == nil {
+		stored[metaFileName] = m.name
+	}
 	if err := m.out.WriteRow(stored); err != nil {
 		return fmt.Errorf("carry record %q into %s: %w", key, m.out.Path(), err)
 	}
@@ -284,7 +306,7 @@ func (m *merger) writeStored(key []byte, stored []any) error {
 // apply merges an incoming record with the stored one it names; keepStored
 // writes the stored record unchanged, when it wins.
 func (m *merger) apply(in *record, moved bool, stored []any, keepStored func() error) error {
-	storedRow := stored[metaFieldCount:]
+	storedRow := stored[m.env.dataStart:]
 	switch m.env.op {
 	case OpDelete:
 		m.deletes++
@@ -339,4 +361,22 @@ func rowKey(row parquet.Row) []byte {
 		return nil
 	}
 	return row[metaRecordKey].ByteArray()
+}
+
+// storedKey returns the record key of a stored row: its _hoodie_record_key,
+// without copying (the bytes belong to the row), or in a table without meta
+// fields the key the values of the row, stored, make.
+func (m *merger) storedKey(row parquet.Row, stored []any) ([]byte, error) {
+	if m.env.keys != nil {
+		key, err := m.env.keys.RecordKey(stored)
+		if err != nil {
+			return nil, fmt.Errorf("base file %s: %w", m.task.prev.Path, err)
+		}
+		return []byte(key), nil
+	}
+	key := rowKey(row)
+	if len(key) == 0 {
+		return nil, fmt.Errorf("base file %s: a row has no %s", m.task.prev.Path, storage.MetaRecordKey)
+	}
+	return key, nil
 }

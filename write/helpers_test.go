@@ -29,6 +29,13 @@ type testTable struct {
 
 func newTripsTable(t testing.TB, mode storage.MergeMode, settings Settings) *testTable {
 	t.Helper()
+	return newTripsTableWith(t, mode, settings, true)
+}
+
+// newTripsTableWith is newTripsTable with hoodie.populate.meta.fields set
+// to populateMeta.
+func newTripsTableWith(t testing.TB, mode storage.MergeMode, settings Settings, populateMeta bool) *testTable {
+	t.Helper()
 	dir := t.TempDir()
 	fsys, err := storage.NewLocalFS(dir)
 	if err != nil {
@@ -38,6 +45,7 @@ func newTripsTable(t testing.TB, mode storage.MergeMode, settings Settings) *tes
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.PopulateMetaFields = populateMeta
 	if err := storage.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +72,9 @@ func (tt *testTable) write(op Operation, in *Input) *Result {
 }
 
 // snapshot reads every record of the table as of asOf ("" for the latest),
-// by record key, with meta fields.
+// by record key, with meta fields. The records of files without meta fields
+// get the meta fields the file determines (commit time: the file's instant,
+// no sequence number) and a record key from their first column.
 func snapshot(t testing.TB, fsys storage.FS, asOf string) map[string][]any {
 	t.Helper()
 	ctx := context.Background()
@@ -90,6 +100,9 @@ func snapshot(t testing.TB, fsys storage.FS, asOf string) map[string][]any {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if !bf.Schema().HasMetaFields() {
+				values = append([]any{s.Instant, nil, values[0], s.Partition, filepath.Base(s.Path)}, values...)
 			}
 			key := values[2].(string)
 			if _, dup := out[key]; dup {

@@ -174,7 +174,8 @@ func snapshotKeys(ctx context.Context, fsys storage.FS, view *read.View) index.S
 }
 
 // readRecordKeys reads the _hoodie_record_key column of a base file, and
-// nothing else.
+// nothing else; for a file without meta fields it computes the keys from
+// the record-key columns, as the table's key generator makes them.
 func readRecordKeys(ctx context.Context, fsys storage.FS, path string) ([]string, error) {
 	bf, err := storage.OpenBaseFile(ctx, fsys, path)
 	if err != nil {
@@ -182,7 +183,7 @@ func readRecordKeys(ctx context.Context, fsys storage.FS, path string) ([]string
 	}
 	defer bf.Close()
 	if !bf.Schema().HasMetaFields() {
-		return nil, fmt.Errorf("base file %s has no %s column (hoodie.populate.meta.fields=false): Hoodie cannot index it yet", path, storage.MetaRecordKey)
+		return computeRecordKeys(ctx, fsys, bf)
 	}
 	keys := make([]string, 0, bf.NumRows())
 	values := make([]parquet.Value, 4096)
@@ -222,4 +223,42 @@ func readRecordKeys(ctx context.Context, fsys storage.FS, path string) ([]string
 		}
 	}
 	return keys, nil
+}
+
+// computeRecordKeys returns the record keys of the rows of bf, a base file
+// without meta fields, from the record-key columns the table's
+// configuration names.
+func computeRecordKeys(ctx context.Context, fsys storage.FS, bf *storage.BaseFile) ([]string, error) {
+	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	if err != nil {
+		return nil, err
+	}
+	gen, err := NewKeyGenerator(cfg, bf.Schema())
+	if err != nil {
+		return nil, fmt.Errorf("base file %s has no meta fields and its record keys cannot be computed: %w", bf.Path(), err)
+	}
+	keys := make([]string, 0, bf.NumRows())
+	rows := bf.Rows(ctx)
+	defer rows.Close()
+	batch := make([]parquet.Row, 1024)
+	for {
+		n, readErr := rows.ReadRows(batch)
+		for _, row := range batch[:n] {
+			values, err := bf.DecodeRow(row)
+			if err != nil {
+				return nil, err
+			}
+			key, err := gen.RecordKey(values)
+			if err != nil {
+				return nil, fmt.Errorf("base file %s, row %d: %w", bf.Path(), len(keys), err)
+			}
+			keys = append(keys, key)
+		}
+		if readErr == io.EOF {
+			return keys, nil
+		}
+		if readErr != nil {
+			return nil, fmt.Errorf("read record keys of %s: %w", bf.Path(), readErr)
+		}
+	}
 }

@@ -161,9 +161,6 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if w.cfg, err = storage.LoadTableConfig(ctx, w.fsys); err != nil {
 		return nil, err
 	}
-	if !w.cfg.PopulateMetaFields {
-		return nil, fmt.Errorf("table %s has %s=false: Hoodie reads such tables but cannot write them yet", w.cfg.Name, storage.KeyPopulateMetaFields)
-	}
 	if err := w.recover(ctx); err != nil {
 		return nil, err
 	}

@@ -2,11 +2,10 @@ package write
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
@@ -176,22 +175,90 @@ func TestBloomFiltersHoldEveryKey(t *testing.T) {
 	}
 }
 
-func TestWriteRefusesTablesWithoutMetaFields(t *testing.T) {
+// TestTableWithoutMetaFields writes a table with
+// hoodie.populate.meta.fields=false: its files hold the data columns alone
+// and no record-key footer, as Spark writes them, and upserts, deletes, the
+// index's catch-up and its rebuild find keys from the uuid column.
+func TestTableWithoutMetaFields(t *testing.T) {
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
-	cfg, err := storage.LoadTableConfig(ctx, tt.fsys)
+	settings := DefaultSettings()
+	settings.MaxFileSize, settings.SmallFileLimit = 16<<10, 12<<10
+	tt := newTripsTableWith(t, storage.MergeEventTime, settings, false)
+	gen := trips.NewGenerator(5)
+	all := gen.Inserts(300)
+	tt.write(OpBulkInsert, tripsInput(all[:200]))
+	tt.write(OpInsert, tripsInput(all[200:]))
+	if _, err := tt.w.Write(ctx, OpInsert, tripsInput(all[:1])); !errors.Is(err, ErrRefused) {
+		t.Fatalf("inserting an existing key: got %v, want a refusal", err)
+	}
+	updates := gen.Updates(all, 60)
+	res := tt.write(OpUpsert, tripsInput(updates))
+	if res.Updated != 60 || res.Inserted != 0 {
+		t.Fatalf("upsert: %d updated, %d inserted; want 60 and 0", res.Updated, res.Inserted)
+	}
+	if res = tt.write(OpDelete, tripsInput(all[:25])); res.Deleted != 25 {
+		t.Fatalf("delete: %d deleted, want 25", res.Deleted)
+	}
+
+	want := map[string]trips.Trip{}
+	for _, tr := range all[25:] {
+		want[tr.UUID] = tr
+	}
+	for _, tr := range updates {
+		if _, ok := want[tr.UUID]; ok {
+			want[tr.UUID] = tr
+		}
+	}
+	got := snapshot(t, tt.fsys, "")
+	if len(got) != len(want) {
+		t.Fatalf("%d records, want %d", len(got), len(want))
+	}
+	for k, tr := range want {
+		g := got[k]
+		if g == nil || g[6] != tr.TS || g[9] != tr.Fare || g[10] != tr.PartitionPath {
+			t.Fatalf("record %s is %v, want %+v", k, g, tr)
+		}
+	}
+
+	tl, err := timeline.Load(ctx, tt.fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.PopulateMetaFields = false
-	if err := storage.UpdateTableConfig(ctx, tt.fsys, cfg, time.Now()); err != nil {
+	view, err := read.LoadView(ctx, tt.fsys, tl, "")
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tt.w.Write(ctx, OpInsert, tripsInput(trips.NewGenerator(1).Inserts(3)))
-	if err == nil || !strings.Contains(err.Error(), "hoodie.populate.meta.fields=false") {
-		t.Fatalf("got %v, want a refusal naming hoodie.populate.meta.fields", err)
+	for _, s := range view.LatestSlices() {
+		bf, err := storage.OpenBaseFile(ctx, tt.fsys, s.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta := bf.Metadata()
+		if bf.Schema().HasMetaFields() || meta[storage.FooterBloomFilter] != "" || meta[storage.FooterMinRecordKey] != "" {
+			t.Errorf("%s: meta fields %v, footer keys %v; want neither", s.Path, bf.Schema().HasMetaFields(), meta)
+		}
+		bf.Close()
 	}
-	if tl, _ := timeline.Load(ctx, tt.fsys); tl.Len() != 0 {
-		t.Fatal("the refused write left instants")
+
+	// The index, caught up by each write, agrees with the files; so does
+	// one rebuilt from them.
+	idx, err := tt.w.openIndex(ctx, tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	for _, rebuild := range []bool{false, true} {
+		if rebuild {
+			if err := RebuildIndex(ctx, tt.fsys, tl, idx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		report, err := VerifyIndex(ctx, tt.fsys, tl, idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !report.OK() || report.Scanned != int64(len(want)) {
+			t.Errorf("rebuilt %v: verify %+v, want %d records and no difference", rebuild, report, len(want))
+		}
 	}
 }

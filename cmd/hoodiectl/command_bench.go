@@ -53,6 +53,9 @@ removed at the end:
                        the five Hudi meta columns, zstd, into as many files per
                        partition as the bulk insert made
   hoodie: bulk-insert  the N trips into a new table
+  hoodie: bulk-insert, no meta fields
+                       the same into a table with
+                       hoodie.populate.meta.fields=false
   index: tag 100k      record-index lookups of 100,000 keys, half of them
                        present, on the N-key index
   read: ...            on the N-record snapshot: every column, summing fare;
@@ -114,6 +117,7 @@ cd bench/peers && go run . -rows N -runs R (see docs/performance.md).`,
 const (
 	wlParquetGo  = "parquet-go: write"
 	wlBulkInsert = "hoodie: bulk-insert"
+	wlBulkNoMeta = "hoodie: bulk-insert, no meta fields"
 	wlUpsert1k   = "hoodie: upsert 1k"
 	wlUpsert100k = "hoodie: upsert 100k"
 	wlDelete     = "hoodie: delete 1k"
@@ -127,7 +131,7 @@ const (
 )
 
 var benchWorkloads = []string{
-	wlParquetGo, wlBulkInsert, wlUpsert1k, wlUpsert100k, wlDelete, wlTag,
+	wlParquetGo, wlBulkInsert, wlBulkNoMeta, wlUpsert1k, wlUpsert100k, wlDelete, wlTag,
 	wlSnapshot, wlTimeTravel, wlPartition, wlOneKey, wlSQL, wlDuckDB,
 }
 
@@ -333,6 +337,9 @@ func (b *bench) run(dir string) error {
 	if err := b.parquetGo(filepath.Join(dir, "parquet-go"), bulk); err != nil {
 		return err
 	}
+	if err := b.bulkNoMeta(filepath.Join(dir, "no-meta"), in); err != nil {
+		return err
+	}
 	if err := b.tag(t, bulk); err != nil {
 		return err
 	}
@@ -413,6 +420,29 @@ func snapshotRows(ctx context.Context, t *hoodie.Table) (int64, int, error) {
 		}
 	}
 	return n, len(latest), nil
+}
+
+// bulkNoMeta bulk-inserts the base trips into a new table in dir that does
+// not populate meta fields (hoodie.populate.meta.fields=false).
+func (b *bench) bulkNoMeta(dir string, in *write.Input) error {
+	cfg, err := storage.NewTableConfig("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, storage.MergeEventTime)
+	if err != nil {
+		return err
+	}
+	cfg.PopulateMetaFields = false
+	t, err := hoodie.Create(b.ctx, dir, cfg)
+	if err != nil {
+		return err
+	}
+	var res *write.Result
+	if err := b.measure(wlBulkNoMeta, len(b.data.Base), func() (string, error) {
+		var err error
+		res, err = t.Write(b.ctx, write.OpBulkInsert, in, write.DefaultSettings())
+		return written(res), err
+	}); err != nil {
+		return err
+	}
+	return b.checkWrite(wlBulkNoMeta, t, res, len(b.data.Base), 0, 0, int64(len(b.data.Base)))
 }
 
 // parquetGo runs the baseline in dir: the base trips written by plain

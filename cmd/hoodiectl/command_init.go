@@ -14,7 +14,7 @@ import (
 func newInitCommand(io streams) *cobra.Command {
 	var (
 		name, recordKey, precombine, partitionBy, mergeMode string
-		hiveStyle                                           bool
+		hiveStyle, noMetaFields                             bool
 	)
 	cmd := &cobra.Command{
 		Use:   "init TABLE --name NAME --record-key COL[,COL...] [flags]",
@@ -26,10 +26,16 @@ lays them out. It refuses to touch a folder that already holds a table.
 The record key is one column, or several (Hudi's complex key "c1:v1,c2:v2").
 The precombine column decides between two versions of a record. Partition
 columns name the folders records are written to: "value" folders, or
-"col=value" with --hive-style.`,
+"col=value" with --hive-style.
+
+With --no-meta-fields (hoodie.populate.meta.fields=false) the base files hold
+the data columns alone, without Hudi's five meta columns and the footer's
+bloom filter: smaller files and faster writes, but Spark's bloom index cannot
+use them, and reads show no stored commit time or sequence number per record.`,
 		Example: `  hoodiectl init /tmp/trips --name trips --record-key uuid --precombine ts --partition-by partitionpath
   hoodiectl init /tmp/people --name people --record-key id,name --partition-by country,city --hive-style
-  hoodiectl init /tmp/events --name events --record-key id --merge-mode commit-time`,
+  hoodiectl init /tmp/events --name events --record-key id --merge-mode commit-time
+  hoodiectl init /tmp/logs --name logs --record-key id --partition-by day --no-meta-fields`,
 		Args: exactArgs(1, "TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if name == "" {
@@ -48,6 +54,7 @@ columns name the folders records are written to: "value" folders, or
 			if err != nil {
 				return usagef("init %s: %w", args[0], err)
 			}
+			cfg.PopulateMetaFields = !noMetaFields
 			fsys, err := openFS(args[0])
 			if err != nil {
 				return err
@@ -70,6 +77,7 @@ columns name the folders records are written to: "value" folders, or
 	f.StringVar(&partitionBy, "partition-by", "", "partition column(s), comma-separated; none for a non-partitioned table")
 	f.BoolVar(&hiveStyle, "hive-style", false, `name partition folders "col=value"`)
 	f.StringVar(&mergeMode, "merge-mode", "", "event-time (default with --precombine) or commit-time")
+	f.BoolVar(&noMetaFields, "no-meta-fields", false, "write files without Hudi's meta columns (hoodie.populate.meta.fields=false)")
 	return cmd
 }
 

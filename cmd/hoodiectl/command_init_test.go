@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/storage"
@@ -52,4 +54,34 @@ func TestInitRefusesExistingTable(t *testing.T) {
 
 func TestInitRefusesObjectStoreURL(t *testing.T) {
 	hoodiectl(t, "", "init", "s3://bucket/trips", "--name", "a", "--record-key", "id").mustFail(t, exitError, "s3:// paths are not supported")
+}
+
+// TestInitWithoutMetaFields creates a table with --no-meta-fields and
+// writes, upserts and reads it through the CLI.
+func TestInitWithoutMetaFields(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "logs")
+	hoodiectl(t, "", "init", dir, "--name", "logs", "--record-key", "id", "--precombine", "ts", "--no-meta-fields").mustSucceed(t)
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := storage.LoadTableConfig(context.Background(), fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.PopulateMetaFields {
+		t.Fatalf("%s = true after --no-meta-fields", storage.KeyPopulateMetaFields)
+	}
+	hoodiectl(t, `{"id":"a","ts":1,"v":"one"}
+{"id":"b","ts":1,"v":"two"}
+`, "insert", dir).mustSucceed(t)
+	hoodiectl(t, `{"id":"a","ts":2,"v":"uno"}
+{"id":"c","ts":2,"v":"tres"}
+`, "upsert", dir).mustSucceed(t)
+	out := hoodiectl(t, "", "read", dir, "--columns", "id,v", "--format", "csv", "--where", "id IN ('a', 'b', 'c')").mustSucceed(t).stdout
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	sort.Strings(lines[1:])
+	if want := []string{"id,v", "a,uno", "b,two", "c,tres"}; !reflect.DeepEqual(lines, want) {
+		t.Errorf("read printed %q, want %q", lines, want)
+	}
 }
