@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -53,11 +54,7 @@ func (ix *Index) Apply(ctx context.Context, instant string, changes ChangeSet) e
 	b := ix.db.NewBatch()
 	defer b.Close()
 	n := len(ix.dict.locs)
-	if err := ix.batchChanges(ctx, b, changes); err != nil {
-		ix.dict.rollback(n)
-		return ix.errorf("apply %s: %w", instant, err)
-	}
-	if err := b.Set(metaWatermark, []byte(instant), nil); err != nil {
+	if err := ix.batchChanges(ctx, b, changes, instant); err != nil {
 		ix.dict.rollback(n)
 		return ix.errorf("apply %s: %w", instant, err)
 	}
@@ -107,32 +104,94 @@ func checkPut(key string, loc Location) error {
 	return nil
 }
 
-// batchChanges adds changes to b, assigning dictionary ids to new file groups.
-func (ix *Index) batchChanges(ctx context.Context, b *pebble.Batch, changes ChangeSet) error {
-	var key []byte
-	for i, k := range changes.Deletes {
-		if i%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		key = appendRecordKey(key[:0], k)
-		if err := b.Delete(key, nil); err != nil {
-			return fmt.Errorf("delete %q: %w", k, err)
-		}
-	}
-	var p putter
+// batchChanges adds changes to b, assigning dictionary ids to new file
+// groups, and sets the watermark to instant.
+//
+// The entries go into b in key order: the new dictionary entries, the
+// watermark, then the records, each key once (the last put of a key; a put
+// over a delete). A batch too large for the memtable is sorted by Pebble
+// when it commits, through an interface comparison per pair; fed in order,
+// that sort finds it sorted in one pass, and the sort here (Tag's, on all
+// cores) costs a fraction of it: on 1M puts, Pebble's sort took 0.88 s of
+// Apply's 1.09 s.
+func (ix *Index) batchChanges(ctx context.Context, b *pebble.Batch, changes ChangeSet, instant string) error {
+	ids := make([]uint32, len(changes.Puts))
+	keys := make([]string, len(changes.Puts))
 	for i, put := range changes.Puts {
 		if i%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if err := p.put(b, ix.dict, put.Key, put.Location); err != nil {
+		keys[i] = put.Key
+		if i > 0 && put.Location == changes.Puts[i-1].Location {
+			ids[i] = ids[i-1]
+			continue
+		}
+		id, err := ix.dict.assign(b, put.Location)
+		if err != nil {
 			return err
+		}
+		ids[i] = id
+	}
+	if err := b.Set(metaWatermark, []byte(instant), nil); err != nil {
+		return err
+	}
+	dels, puts := newSortedChanges(changes.Deletes, ix.tagWorkers), newSortedChanges(keys, ix.tagWorkers)
+	var value []byte
+	for n := 0; dels.more() || puts.more(); n++ {
+		if n%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if !puts.more() || (dels.more() && bytes.Compare(dels.key(), puts.key()) < 0) {
+			// A key deleted and not put.
+			key, _ := dels.take()
+			if err := b.Delete(key, nil); err != nil {
+				return fmt.Errorf("delete %q: %w", recordKey(key), err)
+			}
+			continue
+		}
+		key, pos := puts.take()
+		for dels.more() && bytes.Equal(dels.key(), key) {
+			dels.take()
+		}
+		value = binary.AppendUvarint(value[:0], uint64(ids[pos]))
+		if err := b.Set(key, value, nil); err != nil {
+			return fmt.Errorf("put %q: %w", recordKey(key), err)
 		}
 	}
 	return nil
+}
+
+// sortedChanges walks the Pebble keys of record keys in key order, each
+// once.
+type sortedChanges struct {
+	tk   *tagKeys // nil without keys
+	next int      // the next of tk.sorted to take
+}
+
+func newSortedChanges(keys []string, workers int) sortedChanges {
+	if len(keys) == 0 {
+		return sortedChanges{}
+	}
+	return sortedChanges{tk: sortKeys(keys, workers)}
+}
+
+func (s *sortedChanges) more() bool { return s.tk != nil && s.next < len(s.tk.sorted) }
+
+// key returns the next Pebble key.
+func (s *sortedChanges) key() []byte { return s.tk.key(s.tk.sorted[s.next].pos) }
+
+// take returns the next Pebble key and the greatest position among the
+// record keys it stands for, and moves past them.
+func (s *sortedChanges) take() (key []byte, pos uint32) {
+	key, pos = s.key(), s.tk.sorted[s.next].pos
+	for s.next++; s.more() && bytes.Equal(s.key(), key); s.next++ {
+		pos = max(pos, s.tk.sorted[s.next].pos)
+	}
+	return key, pos
 }
 
 // putter adds record entries to batches, remembering the last location so

@@ -192,6 +192,30 @@ func BenchmarkApply(b *testing.B) {
 	}
 }
 
+// BenchmarkApplyBulkLoad measures the Apply of a bulk insert: benchRecords
+// new keys in random order, a few hundred at a time per file group, into
+// an empty index.
+func BenchmarkApplyBulkLoad(b *testing.B) {
+	ctx := context.Background()
+	var cs ChangeSet
+	for i := range benchRecords {
+		cs.Puts = append(cs.Puts, Put{Key: testKey(i), Location: benchLocation(i / 300)})
+	}
+	for b.Loop() {
+		b.StopTimer()
+		ix := openTest(b, b.TempDir(), testOptions)
+		b.StartTimer()
+		if err := ix.Apply(ctx, "20240101000000001", cs); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if err := ix.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+}
+
 // BenchmarkRebuild measures a rebuild of benchRecords records.
 func BenchmarkRebuild(b *testing.B) {
 	ctx := context.Background()
