@@ -93,3 +93,17 @@ func BenchmarkDelete(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkBulkInsertNoMetaFields loads 1M trips into an empty table that
+// does not populate meta fields.
+func BenchmarkBulkInsertNoMetaFields(b *testing.B) {
+	in := tripsInput(trips.NewGenerator(1).Inserts(benchRows))
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		tt := newTripsTableWith(b, storage.MergeEventTime, Settings{}, false)
+		b.StartTimer()
+		tt.write(OpBulkInsert, in)
+	}
+	b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+}
