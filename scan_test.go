@@ -254,3 +254,55 @@ func TestScanLocatorMatchesFootersOnEveryKey(t *testing.T) {
 		t.Errorf("KeysLocated = %d, want %d", stats.KeysLocated, len(keys))
 	}
 }
+
+// BenchmarkScanOneKey looks one key up in a 1M-record trips table (9 files)
+// with the record index, and by the files' footers alone.
+func BenchmarkScanOneKey(b *testing.B) {
+	ctx := context.Background()
+	d := tripbench.NewData(1_000_000)
+	cfg, err := storage.NewTableConfig("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, storage.MergeEventTime)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tbl, err := hoodie.Create(ctx, filepath.Join(b.TempDir(), "trips"), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := tbl.Write(ctx, write.OpBulkInsert, &write.Input{Name: "trips", Schema: tripbench.Schema(), Rows: tripbench.Rows(d.Base)}, write.DefaultSettings()); err != nil {
+		b.Fatal(err)
+	}
+	opts := read.Options{Where: "uuid = '" + d.Lookup.UUID + "'", Columns: []string{trips.ColUUID, trips.ColFare}}
+	for _, bc := range []struct {
+		name    string
+		locator read.KeyLocator
+		located int
+	}{{"index", nil, 1}, {"footers", declining{}, 0}} {
+		b.Run(bc.name, func(b *testing.B) {
+			opts := opts
+			opts.Locator = bc.locator
+			for b.Loop() {
+				s, err := tbl.Scan(ctx, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for {
+					batch, err := s.NextBatch(ctx)
+					if errors.Is(err, io.EOF) {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					n += batch.Len()
+				}
+				if st := s.Stats(); n != 1 || st.KeysLocated != bc.located {
+					b.Fatalf("%d records, %d keys located; want 1 and %d", n, st.KeysLocated, bc.located)
+				}
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
