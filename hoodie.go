@@ -114,15 +114,24 @@ func (t *Table) Timeline(ctx context.Context) (*timeline.Timeline, error) {
 // Schema is the table's current schema without meta fields, or nil for a
 // table nothing was written to yet.
 func (t *Table) Schema(ctx context.Context) (*storage.Schema, error) {
-	cfg, err := t.Config(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tl, err := t.Timeline(ctx)
+	cfg, tl, err := t.state(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return read.TableSchema(ctx, cfg, tl)
+}
+
+// state reads hoodie.properties and loads the active timeline.
+func (t *Table) state(ctx context.Context) (*storage.TableConfig, *timeline.Timeline, error) {
+	cfg, err := t.Config(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	tl, err := t.Timeline(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, tl, nil
 }
 
 // View is the table's file-system view as of an instant ("" for the latest).
@@ -155,11 +164,7 @@ func (t *Table) WithIndex(ctx context.Context, fn func(idx *index.Index, tl *tim
 		return err
 	}
 	defer func() { err = errors.Join(err, unlock()) }()
-	cfg, err := t.Config(ctx)
-	if err != nil {
-		return err
-	}
-	tl, err := t.Timeline(ctx)
+	cfg, tl, err := t.state(ctx)
 	if err != nil {
 		return err
 	}

@@ -20,11 +20,7 @@ const lookupCacheSize = 1 << 20
 // snapshot's instant: only the file groups holding the keys are opened.
 // Otherwise the scan prunes by the files' footers; the result is the same.
 func (t *Table) Scan(ctx context.Context, opts read.Options) (*read.Scan, error) {
-	cfg, err := t.Config(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tl, err := t.Timeline(ctx)
+	cfg, tl, err := t.state(ctx)
 	if err != nil {
 		return nil, err
 	}

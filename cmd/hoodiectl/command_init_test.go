@@ -19,14 +19,7 @@ func TestInitCreatesTable(t *testing.T) {
 	if r.stdout == "" {
 		t.Error("init printed nothing")
 	}
-	fsys, err := storage.NewLocalFS(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := storage.LoadTableConfig(context.Background(), fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadConfig(t, dir)
 	if cfg.Name != "trips" || !reflect.DeepEqual(cfg.PartitionFields, []string{"region", "city"}) ||
 		!cfg.HiveStylePartitioning || cfg.PrecombineField != "ts" || cfg.MergeMode() != storage.MergeEventTime ||
 		cfg.KeyGeneratorClass != storage.ComplexKeyGenerator {
@@ -61,14 +54,7 @@ func TestInitRefusesObjectStoreURL(t *testing.T) {
 func TestInitWithoutMetaFields(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "logs")
 	hoodiectl(t, "", "init", dir, "--name", "logs", "--record-key", "id", "--precombine", "ts", "--no-meta-fields").mustSucceed(t)
-	fsys, err := storage.NewLocalFS(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := storage.LoadTableConfig(context.Background(), fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadConfig(t, dir)
 	if cfg.PopulateMetaFields {
 		t.Fatalf("%s = true after --no-meta-fields", storage.KeyPopulateMetaFields)
 	}
@@ -84,4 +70,18 @@ func TestInitWithoutMetaFields(t *testing.T) {
 	if want := []string{"id,v", "a,uno", "b,two", "c,tres"}; !reflect.DeepEqual(lines, want) {
 		t.Errorf("read printed %q, want %q", lines, want)
 	}
+}
+
+// loadConfig reads the hoodie.properties of the table in dir.
+func loadConfig(t *testing.T, dir string) *storage.TableConfig {
+	t.Helper()
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := storage.LoadTableConfig(context.Background(), fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
