@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -139,6 +141,10 @@ func (m *merger) run(ctx context.Context) error {
 			return err
 		}
 	}
+	// New records go in record-key order, as Hudi's sorting bulk insert
+	// writes them: the key column's page statistics then narrow a lookup
+	// by key to a page or two of the file.
+	slices.SortFunc(m.task.inserts, func(a, b *record) int { return strings.Compare(a.key, b.key) })
 	for _, r := range m.task.inserts {
 		if err := m.writeRecord(r); err != nil {
 			return err

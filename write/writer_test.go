@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -259,6 +260,37 @@ func TestTableWithoutMetaFields(t *testing.T) {
 		}
 		if !report.OK() || report.Scanned != int64(len(want)) {
 			t.Errorf("rebuilt %v: verify %+v, want %d records and no difference", rebuild, report, len(want))
+		}
+	}
+}
+
+// TestNewFilesAreSortedByKey checks that the records of new file groups
+// are written in record-key order, which lets the key column's page
+// statistics narrow lookups.
+func TestNewFilesAreSortedByKey(t *testing.T) {
+	ctx := context.Background()
+	settings := DefaultSettings()
+	settings.MaxFileSize, settings.SmallFileLimit = 16<<10, 0
+	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	tt.write(OpBulkInsert, tripsInput(trips.NewGenerator(3).Inserts(500)))
+	tl, err := timeline.Load(ctx, tt.fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	view, err := read.LoadView(ctx, tt.fsys, tl, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(view.LatestSlices()) < 3 {
+		t.Fatalf("%d files, want several", len(view.LatestSlices()))
+	}
+	for _, s := range view.LatestSlices() {
+		keys, err := readRecordKeys(ctx, tt.fsys, s.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.IsSorted(keys) || len(keys) == 0 {
+			t.Errorf("%s: %d keys, not in order", s.Path, len(keys))
 		}
 	}
 }
