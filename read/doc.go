@@ -72,7 +72,12 @@
 //     of the files' footers;
 //   - row groups, by the min, max and null count statistics of their column
 //     chunks (floating-point columns allow for NaN, which statistics leave
-//     out).
+//     out);
+//   - runs of pages, by the column index (per-page min, max and null
+//     counts) of the filter's columns outside lists and maps: rows whose
+//     pages rule the filter out are skipped in every column, never
+//     decompressed. This pays on columns whose values are clustered, such
+//     as the record key of files Hoodie writes, sorted by key.
 //
 // Within the row groups that remain, the filter's columns are decoded
 // first; the other columns are decoded only for the rows that pass, and

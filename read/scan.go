@@ -352,6 +352,7 @@ func (s *Scan) openFile(ctx context.Context, slice FileSlice) (*fileReader, erro
 		return nil, err
 	}
 	f := &fileReader{slice: slice, bf: bf, filter: s.filter, filterCols: s.filterCols}
+	f.groupSource = func(rg parquet.RowGroup) rangeSource { return s.source(slice, f, rg) }
 	if err := s.plan(f); err != nil {
 		return nil, errors.Join(fmt.Errorf("base file %s: %w", slice.Path, err), f.close())
 	}

@@ -474,6 +474,13 @@ type fileReader struct {
 	sel        []int32 // the rows of the batch for which it is true
 	// keys, if not nil, tells record keys certainly not in the file.
 	keys func(string) bool
+	// groupSource describes the columns over a row group, for pageRanges.
+	groupSource func(parquet.RowGroup) rangeSource
+	// ranges, if not nil, are the runs of rows of the current row group
+	// left to read (with a filter, by page statistics); rowsInGroup is
+	// the row group's size.
+	ranges      []rowRange
+	rowsInGroup int64
 }
 
 // computedMeta returns the value of a meta column that a file without meta
@@ -514,18 +521,29 @@ func (f *fileReader) readBatch(b *Batch, maxRows int) (n int, err error) {
 			err = fmt.Errorf("corrupt data: %v", r)
 		}
 	}()
-	for f.left == 0 {
-		if len(f.groups) == 0 {
-			return 0, errEndOfFile
+	for {
+		for f.left == 0 {
+			if len(f.groups) == 0 {
+				return 0, errEndOfFile
+			}
+			rg := f.bf.RowGroups()[f.groups[0]]
+			f.groups = f.groups[1:]
+			f.left, f.rowsInGroup, f.ranges = rg.NumRows(), rg.NumRows(), nil
+			for _, p := range f.plans {
+				p.start(rg)
+			}
+			if f.filter != nil && f.groupSource != nil {
+				f.ranges = f.pageRanges(rg, f.groupSource(rg))
+			}
 		}
-		rg := f.bf.RowGroups()[f.groups[0]]
-		f.groups = f.groups[1:]
-		f.left = rg.NumRows()
-		for _, p := range f.plans {
-			p.start(rg)
+		if skip := f.skipToRange(); skip == 0 {
+			break
 		}
 	}
 	n = int(min(int64(maxRows), f.left))
+	if f.ranges != nil {
+		n = int(min(int64(n), f.ranges[0].end-(f.rowsInGroup-f.left)))
+	}
 	for i, p := range f.plans {
 		if f.filter == nil || f.filterCols[i] {
 			b.cols[i].reset()
@@ -554,6 +572,30 @@ func (f *fileReader) readBatch(b *Batch, maxRows int) (n int, err error) {
 	}
 	b.n = len(f.sel)
 	return n, nil
+}
+
+// skipToRange skips the rows of the current row group before the next run
+// of f.ranges, or all that are left when no run is, and returns how many
+// it skipped.
+func (f *fileReader) skipToRange() int64 {
+	if f.ranges == nil {
+		return 0
+	}
+	row := f.rowsInGroup - f.left
+	for len(f.ranges) > 0 && f.ranges[0].end <= row {
+		f.ranges = f.ranges[1:]
+	}
+	skip := f.left
+	if len(f.ranges) > 0 {
+		skip = max(f.ranges[0].start-row, 0)
+	}
+	if skip > 0 {
+		for _, p := range f.plans {
+			p.skipRows(int(skip))
+		}
+		f.left -= skip
+	}
+	return skip
 }
 
 // selectRows sets f.sel to the rows of b, whose filter columns are read,
