@@ -59,6 +59,21 @@ func newTestWriter(fsys storage.FS, dir string, settings Settings) *Writer {
 	return NewWriter(fsys, Options{Settings: settings, IndexDir: filepath.Join(dir, ".hoodie", ".index"), TableID: dir})
 }
 
+// latest loads the table's timeline and its latest file-system view.
+func (tt *testTable) latest() (*timeline.Timeline, *read.View) {
+	tt.t.Helper()
+	ctx := context.Background()
+	tl, err := timeline.Load(ctx, tt.fsys)
+	if err != nil {
+		tt.t.Fatal(err)
+	}
+	view, err := read.LoadView(ctx, tt.fsys, tl, "")
+	if err != nil {
+		tt.t.Fatal(err)
+	}
+	return tl, view
+}
+
 func (tt *testTable) write(op Operation, in *Input) *Result {
 	tt.t.Helper()
 	res, err := tt.w.Write(context.Background(), op, in)

@@ -9,9 +9,7 @@ import (
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
-	"github.com/hoodie-dev/hoodie/timeline"
 )
 
 func TestWriteTour(t *testing.T) {
@@ -141,14 +139,7 @@ func TestBloomFiltersHoldEveryKey(t *testing.T) {
 	tt.write(OpInsert, tripsInput(all))
 	tt.write(OpUpsert, tripsInput(append(gen.Updates(all, 100), gen.Inserts(100)...)))
 	tt.write(OpDelete, tripsInput(all[:50]))
-	tl, err := timeline.Load(ctx, tt.fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	view, err := read.LoadView(ctx, tt.fsys, tl, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, view := tt.latest()
 	checked := 0
 	for _, s := range view.LatestSlices() {
 		bf, err := storage.OpenBaseFile(ctx, tt.fsys, s.Path)
@@ -221,14 +212,7 @@ func TestTableWithoutMetaFields(t *testing.T) {
 		}
 	}
 
-	tl, err := timeline.Load(ctx, tt.fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	view, err := read.LoadView(ctx, tt.fsys, tl, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl, view := tt.latest()
 	for _, s := range view.LatestSlices() {
 		bf, err := storage.OpenBaseFile(ctx, tt.fsys, s.Path)
 		if err != nil {
@@ -273,14 +257,7 @@ func TestNewFilesAreSortedByKey(t *testing.T) {
 	settings.MaxFileSize, settings.SmallFileLimit = 16<<10, 0
 	tt := newTripsTable(t, storage.MergeEventTime, settings)
 	tt.write(OpBulkInsert, tripsInput(trips.NewGenerator(3).Inserts(500)))
-	tl, err := timeline.Load(ctx, tt.fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	view, err := read.LoadView(ctx, tt.fsys, tl, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, view := tt.latest()
 	if len(view.LatestSlices()) < 3 {
 		t.Fatalf("%d files, want several", len(view.LatestSlices()))
 	}
