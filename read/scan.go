@@ -74,9 +74,10 @@ type Stats struct {
 	// any file was opened; 0 when there is no locator or it could not
 	// answer, and the footers' key ranges and bloom filters pruned instead.
 	KeysLocated int
-	// PagesSkipped counts the data pages of columns outside the filter
-	// that were never read because the filter ruled out all their rows
-	// (found by the offset index; columns in lists and maps do not count).
+	// PagesSkipped counts the data pages never read because the filter
+	// ruled out all their rows: by the page statistics of its columns, or,
+	// for the other columns, by the rows it selected (found by the offset
+	// index; columns in lists and maps do not count).
 	PagesSkipped int64
 }
 

@@ -532,7 +532,7 @@ func (f *fileReader) readBatch(b *Batch, maxRows int) (n int, err error) {
 			for _, p := range f.plans {
 				p.start(rg)
 			}
-			if f.filter != nil && f.groupSource != nil {
+			if f.filter != nil {
 				f.ranges = f.pageRanges(rg, f.groupSource(rg))
 			}
 		}
