@@ -102,7 +102,7 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 func (c *commit) taskEnv() (*taskEnv, error) {
 	env := &taskEnv{w: c.w, op: c.op, instant: c.instant.Time, schema: c.schema, fileSchema: c.schema, precombine: -1}
 	if c.w.cfg.PopulateMetaFields {
-		env.fileSchema, env.dataStart = c.schema.WithMetaFields(), metaFieldCount
+		env.fileSchema = c.schema.WithMetaFields()
 	} else {
 		// Rows carry no key: merges compute the keys of stored rows.
 		var err error

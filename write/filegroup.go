@@ -48,9 +48,6 @@ type taskEnv struct {
 	// fields first, unless the table does not populate them.
 	schema, fileSchema *storage.Schema
 	parquetSchema      *parquet.Schema // fileSchema in Parquet form
-	// dataStart is where schema's fields start in a row of fileSchema:
-	// metaFieldCount, or 0 without meta fields.
-	dataStart int
 	// keys computes the record keys of stored rows of a table without meta
 	// fields; nil when the rows carry them.
 	keys             *KeyGenerator
@@ -191,7 +188,7 @@ func (m *merger) writeValues(key string, row []any) error {
 func (m *merger) mergeExisting(ctx context.Context) error {
 	prev := m.prev
 	if m.env.keys == nil && !prev.Schema().HasMetaFields() {
-		return fmt.Errorf("base file %s has no Hudi meta fields, but the table has %s=true", m.task.prev.Path, storage.KeyPopulateMetaFields)
+		return fmt.Errorf("base file %s has no Hudi meta fields, but the table has %s=true: its files and hoodie.properties disagree (was the property changed after the table was written?)", m.task.prev.Path, storage.KeyPopulateMetaFields)
 	}
 	var conv *rowConverter
 	if !parquet.EqualNodes(prev.Parquet().Schema(), m.env.parquetSchema) {
@@ -312,7 +309,7 @@ func (m *merger) writeStored(key []byte, stored []any) error {
 // apply merges an incoming record with the stored one it names; keepStored
 // writes the stored record unchanged, when it wins.
 func (m *merger) apply(in *record, moved bool, stored []any, keepStored func() error) error {
-	storedRow := stored[m.env.dataStart:]
+	storedRow := stored[len(stored)-len(m.env.schema.Fields):] // without the meta fields, if any
 	switch m.env.op {
 	case OpDelete:
 		m.deletes++
