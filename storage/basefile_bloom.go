@@ -1,12 +1,14 @@
 package storage
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 )
 
 // Hudi's bloom index defaults: hoodie.index.bloom.num_entries,
@@ -92,17 +94,170 @@ func (f *BloomFilter) rowBytes() int {
 
 // Add adds a key. Hudi refuses empty keys, and so should callers.
 func (f *BloomFilter) Add(key string) {
+	f.addBits(f.rowForNextKey(), key)
+}
+
+// rowForNextKey returns the standard filter the next key goes to, adding
+// one when the active one is full, and counts the key in it.
+func (f *BloomFilter) rowForNextKey() []byte {
 	row := f.activeRow()
 	if row == nil {
 		f.rows = append(f.rows, f.newRow())
 		row = f.rows[len(f.rows)-1]
 		f.current = 0
 	}
+	f.current++
+	return row
+}
+
+// setBit sets bit in row.
+func setBit(row []byte, bit uint32) {
+	row[bit>>3] |= 1 << (bit & 7)
+}
+
+// AddKeys adds keys in order, setting the same bits as Add would one key at
+// a time, but faster (about 3x for UUID keys): a key's numHashes chained
+// hashes are one chain of dependent multiplies, which leaves the CPU's
+// multiplier mostly idle, so AddKeys hashes keys of equal length four at a
+// time, letting the CPU overlap four independent chains.
+func (f *BloomFilter) AddKeys(keys []string) {
+	for len(keys) > 0 {
+		n := min(len(keys), bloomChunkKeys)
+		f.addChunk(keys[:n])
+		keys = keys[n:]
+	}
+}
+
+// bloomChunkKeys is how many keys addChunk takes: enough to find four keys
+// of equal length among keys of a few lengths, few enough for its
+// bookkeeping to stay on the stack.
+const bloomChunkKeys = 64
+
+// addChunk adds up to bloomChunkKeys keys. Which standard filter a key goes
+// to depends on the keys before it, but the bits it sets do not: it picks
+// each key's filter in order, then hashes the keys grouped by length.
+func (f *BloomFilter) addChunk(keys []string) {
+	var rowBuf [bloomChunkKeys][]byte
+	var orderBuf [bloomChunkKeys]int
+	rows, order := rowBuf[:len(keys)], orderBuf[:len(keys)]
+	for i := range keys {
+		rows[i] = f.rowForNextKey()
+		order[i] = i
+	}
+	if !sameLength(keys) {
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(len(keys[a]), len(keys[b])) })
+	}
+	for len(order) >= 4 {
+		a, b, c, d := order[0], order[1], order[2], order[3]
+		// Sorted by length, the four have one length if the first and the
+		// last do; if not, the first has fewer than four of its length left.
+		if len(keys[a]) != len(keys[d]) {
+			f.addBits(rows[a], keys[a])
+			order = order[1:]
+			continue
+		}
+		four, fourRows := [4]string{keys[a], keys[b], keys[c], keys[d]}, [4][]byte{rows[a], rows[b], rows[c], rows[d]}
+		if len(keys[a]) == 36 {
+			f.addFourUUIDs(four, fourRows)
+		} else {
+			f.addFour(four, fourRows)
+		}
+		order = order[4:]
+	}
+	for _, i := range order {
+		f.addBits(rows[i], keys[i])
+	}
+}
+
+// sameLength reports whether all keys have the same length, as UUID keys
+// do, so that addChunk need not sort them by length.
+func sameLength(keys []string) bool {
+	for _, k := range keys {
+		if len(k) != len(keys[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+// addBits sets the bits of key in row.
+func (f *BloomFilter) addBits(row []byte, key string) {
 	var buf [64]uint32
 	for _, bit := range f.bits(buf[:0], key) {
-		row[bit>>3] |= 1 << (bit & 7)
+		setBit(row, bit)
 	}
-	f.current++
+}
+
+// addFourUUIDs is addFour for keys of 36 bytes, as UUIDs are: nine blocks
+// and no tail, with the block loop unrolled so that the four hash chains
+// and the loop's bookkeeping fit in registers.
+func (f *BloomFilter) addFourUUIDs(keys [4]string, rows [4][]byte) {
+	var blocks [9][4]uint32
+	for i := range blocks {
+		blocks[i] = murmurBlocks(&keys, 4*i)
+	}
+	size := f.rowBytes()
+	r0, r1, r2, r3 := rows[0][:size], rows[1][:size], rows[2][:size], rows[3][:size]
+	var a, b, c, d uint32
+	for range f.numHashes {
+		a, b, c, d = a^36, b^36, c^36, d^36
+		a, b, c, d = murmurStep(a, b, c, d, &blocks[0])
+		a, b, c, d = murmurStep(a, b, c, d, &blocks[1])
+		a, b, c, d = murmurStep(a, b, c, d, &blocks[2])
+		a, b, c, d = murmurStep(a, b, c, d, &blocks[3])
+		a, b, c, d = murmurStep(a, b, c, d, &blocks[4])
+		a, b, c, d = murmurStep(a, b, c, d, &blocks[5])
+		a, b, c, d = murmurStep(a, b, c, d, &blocks[6])
+		a, b, c, d = murmurStep(a, b, c, d, &blocks[7])
+		a, b, c, d = murmurStep(a, b, c, d, &blocks[8])
+		a, b, c, d = murmurFinish(a), murmurFinish(b), murmurFinish(c), murmurFinish(d)
+		setBit(r0, f.position(a))
+		setBit(r1, f.position(b))
+		setBit(r2, f.position(c))
+		setBit(r3, f.position(d))
+	}
+}
+
+// murmurStep folds a block of each of four keys into their hashes.
+func murmurStep(a, b, c, d uint32, k *[4]uint32) (uint32, uint32, uint32, uint32) {
+	return a*murmurM ^ k[0], b*murmurM ^ k[1], c*murmurM ^ k[2], d*murmurM ^ k[3]
+}
+
+// murmurBlocks returns the mixed blocks at i of four keys.
+func murmurBlocks(keys *[4]string, i int) [4]uint32 {
+	return [4]uint32{murmurBlock(keys[0], i), murmurBlock(keys[1], i), murmurBlock(keys[2], i), murmurBlock(keys[3], i)}
+}
+
+// addFour sets the bits of four keys of equal length in their rows, as
+// addBits would, computing their hashes in step.
+func (f *BloomFilter) addFour(keys [4]string, rows [4][]byte) {
+	n := len(keys[0])
+	var blockBuf [16][4]uint32
+	blocks := blockBuf[:0]
+	for i := 0; i+4 <= n; i += 4 {
+		blocks = append(blocks, murmurBlocks(&keys, i))
+	}
+	rest := n % 4
+	ta, tb, tc, td := murmurTail(keys[0][n-rest:]), murmurTail(keys[1][n-rest:]), murmurTail(keys[2][n-rest:]), murmurTail(keys[3][n-rest:])
+	// Rows all have rowBytes bytes: saying so lets one length bound all four,
+	// freeing registers for the hash chains.
+	size := f.rowBytes()
+	r0, r1, r2, r3 := rows[0][:size], rows[1][:size], rows[2][:size], rows[3][:size]
+	var a, b, c, d uint32
+	for range f.numHashes {
+		a, b, c, d = a^uint32(n), b^uint32(n), c^uint32(n), d^uint32(n)
+		for _, k := range blocks {
+			a, b, c, d = a*murmurM^k[0], b*murmurM^k[1], c*murmurM^k[2], d*murmurM^k[3]
+		}
+		if rest > 0 {
+			a, b, c, d = (a^ta)*murmurM, (b^tb)*murmurM, (c^tc)*murmurM, (d^td)*murmurM
+		}
+		a, b, c, d = murmurFinish(a), murmurFinish(b), murmurFinish(c), murmurFinish(d)
+		setBit(r0, f.position(a))
+		setBit(r1, f.position(b))
+		setBit(r2, f.position(c))
+		setBit(r3, f.position(d))
+	}
 }
 
 // activeRow returns the standard filter the next key goes to, or nil when a
@@ -239,51 +394,69 @@ func (f *BloomFilter) readHeader(b []byte) ([]byte, error) {
 	return b[bloomFilterHeaderLength:], nil
 }
 
+// murmurM is the multiplier of MurmurHash2.
+const murmurM = 0x5bd1e995
+
 // bits appends to dst the bits key sets: numHashes positions, each from
 // the MurmurHash of the key's bytes (Hadoop's variant of MurmurHash2, as Hudi
 // keeps it) seeded with the previous hash, mapped to a bit as Java's
 // Math.abs(h % vectorSize) maps it.
 func (f *BloomFilter) bits(dst []uint32, key string) []uint32 {
-	const m = 0x5bd1e995
 	// The mixed four-byte blocks and the tail do not depend on the seed:
 	// compute them once for all hashes.
 	var blockBuf [16]uint32
 	blocks := blockBuf[:0]
-	i := 0
-	for ; i+4 <= len(key); i += 4 {
-		k := uint32(key[i]) | uint32(key[i+1])<<8 | uint32(key[i+2])<<16 | uint32(key[i+3])<<24
-		k *= m
-		k ^= k >> 24
-		k *= m
-		blocks = append(blocks, k)
+	for i := 0; i+4 <= len(key); i += 4 {
+		blocks = append(blocks, murmurBlock(key, i))
 	}
-	var tail uint32
-	rest := key[i:]
-	for j := 0; j < len(rest); j++ {
-		// Java's bytes are signed: tail bytes are sign-extended.
-		tail ^= uint32(int32(int8(rest[j]))) << (8 * (len(rest) - 1 - j))
-	}
+	rest := len(key) % 4
+	tail := murmurTail(key[len(key)-rest:])
 	h := uint32(0)
 	for range f.numHashes {
 		h ^= uint32(len(key))
 		for _, k := range blocks {
-			h *= m
-			h ^= k
+			h = h*murmurM ^ k
 		}
-		if len(rest) > 0 {
-			h ^= tail
-			h *= m
+		if rest > 0 {
+			h = (h ^ tail) * murmurM
 		}
-		h ^= h >> 13
-		h *= m
-		h ^= h >> 15
-		abs := h
-		if int32(h) < 0 {
-			abs = -h
-		}
-		dst = append(dst, fastMod(abs, f.modM, f.vectorSize))
+		h = murmurFinish(h)
+		dst = append(dst, f.position(h))
 	}
 	return dst
+}
+
+// murmurBlock returns the mixed little-endian four-byte block of key at i.
+func murmurBlock(key string, i int) uint32 {
+	k := uint32(key[i]) | uint32(key[i+1])<<8 | uint32(key[i+2])<<16 | uint32(key[i+3])<<24
+	k *= murmurM
+	k ^= k >> 24
+	return k * murmurM
+}
+
+// murmurTail returns the last len(key)%4 bytes of a key, rest, as MurmurHash
+// folds them in. Java's bytes are signed: tail bytes are sign-extended.
+func murmurTail(rest string) uint32 {
+	var tail uint32
+	for j := 0; j < len(rest); j++ {
+		tail ^= uint32(int32(int8(rest[j]))) << (8 * (len(rest) - 1 - j))
+	}
+	return tail
+}
+
+// murmurFinish is MurmurHash2's final avalanche.
+func murmurFinish(h uint32) uint32 {
+	h ^= h >> 13
+	h *= murmurM
+	return h ^ h>>15
+}
+
+// position maps a hash to a bit as Java's Math.abs(h % vectorSize) does.
+func (f *BloomFilter) position(h uint32) uint32 {
+	if int32(h) < 0 {
+		h = -h
+	}
+	return fastMod(h, f.modM, f.vectorSize)
 }
 
 // fastModMultiplier returns the multiplier fastMod needs for divisor d.
@@ -337,12 +510,15 @@ func newBloomBuilder(f *BloomFilter) *bloomBuilder {
 
 func (b *bloomBuilder) run() {
 	defer close(b.stopped)
+	var keys []string
 	for batch := range b.full {
+		keys = keys[:0]
 		start := 0
 		for _, end := range batch.ends {
-			b.filter.Add(unsafeString(batch.data[start:end]))
+			keys = append(keys, unsafeString(batch.data[start:end]))
 			start = end
 		}
+		b.filter.AddKeys(keys)
 		batch.data, batch.ends = batch.data[:0], batch.ends[:0]
 		b.free <- batch
 	}
