@@ -8,13 +8,6 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// Leaf columns of the meta fields CarryRowGroup treats apart: the meta
-// fields come first and are flat, so their leaf columns are their positions.
-const (
-	recordKeyColumn = 2
-	fileNameColumn  = 4
-)
-
 // carryBatch is how many values CarryRowGroup reads at once.
 const carryBatch = 1024
 

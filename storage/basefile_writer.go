@@ -148,6 +148,7 @@ type BaseFileWriter struct {
 	keyed          bool          // rows have meta fields: track their keys
 	batch          []parquet.Row // rows of WriteRow not written yet
 	arena          []byte        // copies of the byte slices of batch
+	newCols        *newColumns   // WriteNew's scratch memory; nil before its first call
 	err            error         // the error that ended the writer
 	done           bool
 }

@@ -28,6 +28,16 @@ var MetaFieldNames = [...]string{MetaCommitTime, MetaCommitSeqNo, MetaRecordKey,
 // NumMetaFields is the number of Hudi meta fields.
 const NumMetaFields = len(MetaFieldNames)
 
+// Positions of the meta fields in a row with meta fields, which are also
+// their leaf columns: the meta fields come first and are flat.
+const (
+	commitTimeColumn = iota
+	seqNoColumn
+	recordKeyColumn
+	partitionPathColumn
+	fileNameColumn
+)
+
 // IsMetaField reports whether name is one of the five Hudi meta fields.
 func IsMetaField(name string) bool {
 	return slices.Contains(MetaFieldNames[:], name)

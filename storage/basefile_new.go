@@ -1,0 +1,188 @@
+package storage
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// NewRecordMeta is what WriteNew puts in the meta fields of new records.
+type NewRecordMeta struct {
+	// CommitTime is the _hoodie_commit_time of every record: the instant.
+	CommitTime string
+	// SeqNoPrefix starts every _hoodie_commit_seqno: a record's is the
+	// prefix followed by its sequence number in decimal, as Hudi numbers
+	// records (instant_task_n).
+	SeqNoPrefix string
+	// PartitionPath and FileName are the _hoodie_partition_path and the
+	// _hoodie_file_name of every record.
+	PartitionPath string
+	FileName      string
+}
+
+// newRecordsChunk is how many records WriteNew turns into column values at
+// once. A chunk goes into each column in one call, so a page may exceed the
+// page size by a chunk's values: 1,024 keys of 36 bytes are 37 KB.
+const newRecordsChunk = 1024
+
+// newColumns is the scratch memory of WriteNew, kept between calls.
+type newColumns struct {
+	values  [][]parquet.Value // per leaf column, the chunk's values
+	seqNos  []byte            // the chunk's sequence numbers, back to back
+	scratch parquet.Row       // one nested field of one record, shredded
+}
+
+// WriteNew writes new records column by column: rows[i] holds the values
+// of the data fields (the schema without meta fields, in the value model)
+// and keys[i] the record key of record i, which gets the meta fields of
+// meta and the sequence number firstSeqNo+i. A writer without meta fields
+// (BaseFileOptions.NoMetaFields) writes the rows as they are and ignores
+// meta and keys, which may be nil.
+//
+// It does what WriteRow does for each record, at a fraction of the cost:
+// the values go into each column's buffer a chunk at a time, without being
+// assembled into Parquet rows and taken apart again. An error names the
+// record and the field; any error is final: call Abort.
+func (w *BaseFileWriter) WriteNew(meta *NewRecordMeta, firstSeqNo int64, keys []string, rows [][]any) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if w.keyed && len(keys) != len(rows) {
+		return w.fail(fmt.Errorf("write new records: %d keys for %d rows", len(keys), len(rows)))
+	}
+	// Rows of WriteRow go first: every column must hold whole rows.
+	if err := w.writeBatch(); err != nil {
+		return err
+	}
+	if w.newCols == nil {
+		w.newCols = &newColumns{values: make([][]parquet.Value, len(w.pw.ColumnWriters()))}
+	}
+	for start := 0; start < len(rows); start += newRecordsChunk {
+		end := min(start+newRecordsChunk, len(rows))
+		var chunkKeys []string
+		if w.keyed {
+			chunkKeys = keys[start:end]
+		}
+		if err := w.newChunk(meta, firstSeqNo+int64(start), chunkKeys, rows[start:end]); err != nil {
+			return w.fail(err)
+		}
+		if err := w.checkRowGroup(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newChunk writes one chunk of WriteNew.
+func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, keys []string, rows [][]any) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	c := w.newCols
+	for i := range c.values {
+		c.values[i] = c.values[i][:0]
+	}
+	fields := w.plan.fields
+	if w.keyed {
+		if err := c.addMeta(w.plan, meta, firstSeqNo, keys); err != nil {
+			return err
+		}
+		fields = fields[NumMetaFields:]
+	}
+	for r, row := range rows {
+		if len(row) != len(fields) {
+			return w.newRecordError(keys, r, fmt.Errorf("storage: row has %d values, the schema %d data fields", len(row), len(fields)))
+		}
+		for i, n := range fields {
+			if err := c.add(n, row[i]); err != nil {
+				return w.newRecordError(keys, r, err)
+			}
+		}
+	}
+	for i, col := range w.pw.ColumnWriters() {
+		if _, err := col.WriteRowValues(c.values[i]); err != nil {
+			return fmt.Errorf("column %d: %w", i, err)
+		}
+	}
+	for _, key := range keys {
+		w.addKey(key, true)
+	}
+	if !w.keyed {
+		w.numRows += int64(len(rows))
+	}
+	return nil
+}
+
+// newRecordError names record r of a chunk in err.
+func (w *BaseFileWriter) newRecordError(keys []string, r int, err error) error {
+	if keys != nil {
+		return fmt.Errorf("row %d (key %q): %w", w.numRows+int64(r), keys[r], err)
+	}
+	return fmt.Errorf("row %d: %w", w.numRows+int64(r), err)
+}
+
+// addMeta appends the meta fields of a chunk of new records with keys to
+// their columns: the meta fields are the first five, flat.
+func (c *newColumns) addMeta(plan *rowPlan, meta *NewRecordMeta, firstSeqNo int64, keys []string) error {
+	c.seqNos = c.seqNos[:0]
+	ends := make([]int, 0, len(keys))
+	for i := range keys {
+		c.seqNos = append(c.seqNos, meta.SeqNoPrefix...)
+		c.seqNos = strconv.AppendInt(c.seqNos, firstSeqNo+int64(i), 10)
+		ends = append(ends, len(c.seqNos))
+	}
+	constant := func(field int, s string) parquet.Value {
+		n := plan.fields[field]
+		return parquet.ByteArrayValue(stringBytes(s)).Level(0, n.def, n.first)
+	}
+	commitTime := constant(commitTimeColumn, meta.CommitTime)
+	partition := constant(partitionPathColumn, meta.PartitionPath)
+	fileName := constant(fileNameColumn, meta.FileName)
+	seqNode, keyNode := plan.fields[seqNoColumn], plan.fields[recordKeyColumn]
+	start := 0
+	for i, key := range keys {
+		if key == "" {
+			return fmt.Errorf("record %d of the chunk: field %s must be a non-empty string", i, MetaRecordKey)
+		}
+		seqNo := parquet.ByteArrayValue(c.seqNos[start:ends[i]:ends[i]]).Level(0, seqNode.def, seqNode.first)
+		start = ends[i]
+		c.values[commitTimeColumn] = append(c.values[commitTimeColumn], commitTime)
+		c.values[seqNoColumn] = append(c.values[seqNoColumn], seqNo)
+		c.values[recordKeyColumn] = append(c.values[recordKeyColumn], parquet.ByteArrayValue(stringBytes(key)).Level(0, keyNode.def, keyNode.first))
+		c.values[partitionPathColumn] = append(c.values[partitionPathColumn], partition)
+		c.values[fileNameColumn] = append(c.values[fileNameColumn], fileName)
+	}
+	return nil
+}
+
+// add appends the Parquet values of v, a value of the field n, to their
+// columns.
+func (c *newColumns) add(n *valueNode, v any) error {
+	if n.kind != leafValue {
+		// A nested field: shredded as a row would be, its values come
+		// column by column.
+		s := shredder{row: c.scratch[:0]}
+		if err := s.shred(n, v, 0, -1); err != nil {
+			return err
+		}
+		c.scratch = s.row
+		for _, pv := range s.row {
+			c.values[pv.Column()] = append(c.values[pv.Column()], pv)
+		}
+		return nil
+	}
+	if v == nil {
+		if !n.optional {
+			return n.fieldError("null value for a non-null field")
+		}
+		c.values[n.first] = append(c.values[n.first], parquet.Value{}.Level(0, n.def-1, n.first))
+		return nil
+	}
+	pv, err := n.encode(v, nil)
+	if err != nil {
+		return err
+	}
+	c.values[n.first] = append(c.values[n.first], pv.Level(0, n.def, n.first))
+	return nil
+}

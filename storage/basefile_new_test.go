@@ -1,0 +1,170 @@
+package storage
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// newRecordsOf splits rows with meta fields, as tripsRows makes them, into
+// the keys and data rows WriteNew takes.
+func newRecordsOf(rows [][]any) (keys []string, data [][]any) {
+	for _, row := range rows {
+		keys = append(keys, row[recordKeyColumn].(string))
+		data = append(data, row[NumMetaFields:])
+	}
+	return keys, data
+}
+
+// manyTripsRows returns n rows of tripsSchemaJSON with meta fields, cycling
+// through the values of tripsRows, keyed and numbered as WriteNew would
+// write them with tripsMeta and first sequence number 0.
+func manyTripsRows(t *testing.T, n int) [][]any {
+	base := tripsRows(t)
+	rows := make([][]any, n)
+	for i := range rows {
+		row := append([]any(nil), base[i%len(base)]...)
+		key := fmt.Sprintf("key-%06d", i)
+		row[seqNoColumn], row[recordKeyColumn] = tripsMeta.SeqNoPrefix+strconv.Itoa(i), key
+		rows[i] = row
+	}
+	return rows
+}
+
+// tripsMeta is the meta fields of the rows of tripsRows.
+var tripsMeta = &NewRecordMeta{
+	CommitTime:    "20240418173550988",
+	SeqNoPrefix:   "20240418173550988_0_",
+	PartitionPath: "2024/04/18",
+	FileName:      "f-0_0-1-1_20240418173550988.parquet",
+}
+
+// TestBaseFileWriteNew checks that WriteNew writes what WriteRow writes for
+// the same records: every type, nulls, nested values, several chunks and
+// row groups, with and without meta fields, and mixed with WriteRow.
+func TestBaseFileWriteNew(t *testing.T) {
+	schema := mustParseSchema(t, tripsSchemaJSON)
+	small := BaseFileOptions{BlockSize: 4 << 10, PageSize: 8 << 10}
+	cases := []struct {
+		name string
+		rows [][]any
+		opts BaseFileOptions
+		// split writes the rows in calls of this many records, the first
+		// of them with WriteRow when mixed.
+		split int
+		mixed bool
+		// firstSeqNo is the sequence number of the first row.
+		firstSeqNo int64
+	}{
+		{name: "every type", rows: tripsRows(t), split: 3, firstSeqNo: 1},
+		{name: "one record per call", rows: tripsRows(t), split: 1, firstSeqNo: 1},
+		{name: "chunks and row groups", rows: manyTripsRows(t, 5000), opts: small, split: 2100},
+		{name: "mixed with WriteRow", rows: manyTripsRows(t, 3000), opts: small, split: 700, mixed: true},
+		{name: "no meta fields", rows: manyTripsRows(t, 2500), opts: BaseFileOptions{NoMetaFields: true}, split: 1100},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys, _ := newTestFS(t)
+			meta := tripsMeta
+			rows := tc.rows
+			if tc.opts.NoMetaFields {
+				meta = nil
+				rows = make([][]any, len(tc.rows))
+				for i, row := range tc.rows {
+					rows[i] = row[NumMetaFields:]
+				}
+			}
+			want := writeBaseFile(t, fsys, "want.parquet", schema, tc.opts, rows)
+
+			w, err := NewBaseFileWriter(t.Context(), fsys, "got.parquet", schema, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for start := 0; start < len(rows); start += tc.split {
+				part := tc.rows[start:min(start+tc.split, len(rows))]
+				if tc.mixed && start/tc.split%2 == 0 {
+					for _, row := range part {
+						if err := w.WriteRow(row); err != nil {
+							t.Fatal(err)
+						}
+					}
+					continue
+				}
+				keys, data := newRecordsOf(part)
+				if tc.opts.NoMetaFields {
+					keys = nil
+				}
+				if err := w.WriteNew(meta, tc.firstSeqNo+int64(start), keys, data); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := w.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.NumRows != want.NumRows || got.MinRecordKey != want.MinRecordKey || got.MaxRecordKey != want.MaxRecordKey {
+				t.Errorf("stats %+v, want %+v", got, want)
+			}
+			gotFile, wantFile := mustOpenBaseFile(t, fsys, "got.parquet"), mustOpenBaseFile(t, fsys, "want.parquet")
+			assertRowsEqual(t, readAllValues(t, gotFile), readAllValues(t, wantFile))
+			// Row groups end at other rows than WriteRow's (the size is
+			// checked a chunk at a time), but as many must begin.
+			if g, w := len(gotFile.RowGroups()), len(wantFile.RowGroups()); (g > 1) != (w > 1) {
+				t.Errorf("%d row groups, WriteRow wrote %d", g, w)
+			}
+			if gm, wm := gotFile.Metadata()[FooterBloomFilter], wantFile.Metadata()[FooterBloomFilter]; gm != wm {
+				t.Errorf("bloom filter differs from WriteRow's: %.40s..., want %.40s...", gm, wm)
+			}
+		})
+	}
+}
+
+func TestBaseFileWriteNewErrors(t *testing.T) {
+	schema := mustParseSchema(t, tripsSchemaJSON)
+	keys, rows := newRecordsOf(tripsRows(t))
+	badValue := append([]any(nil), rows[1]...)
+	badValue[1] = int64(7) // rider is a string
+	cases := []struct {
+		name string
+		keys []string
+		rows [][]any
+		want []string
+	}{
+		{name: "a value of the wrong type", keys: keys, rows: [][]any{rows[0], badValue, rows[2]},
+			want: []string{`row 1 (key "2")`, `field "rider"`, "int64"}},
+		{name: "a null in a non-null field", keys: keys[:1], rows: [][]any{append([]any{nil}, rows[0][1:]...)},
+			want: []string{`row 0 (key "1")`, `field "id"`, "null"}},
+		{name: "too few values", keys: keys[:1], rows: [][]any{rows[0][:3]},
+			want: []string{`row 0 (key "1")`, "3 values"}},
+		{name: "an empty key", keys: []string{"1", ""}, rows: rows[:2],
+			want: []string{"record 1 of the chunk", MetaRecordKey}},
+		{name: "keys and rows differ in number", keys: keys[:2], rows: rows,
+			want: []string{"2 keys for 3 rows"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys, _ := newTestFS(t)
+			w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, BaseFileOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = w.WriteNew(tripsMeta, 0, tc.keys, tc.rows)
+			if err == nil {
+				t.Fatal("WriteNew succeeded")
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+			// The error is final: the file cannot be completed and is gone.
+			if _, err := w.Close(); err == nil {
+				t.Error("Close succeeded after a failed WriteNew")
+			}
+			if _, err := fsys.Stat(t.Context(), "f.parquet"); err == nil {
+				t.Error("the partial file is still there")
+			}
+		})
+	}
+}
