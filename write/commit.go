@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
@@ -67,6 +69,8 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 		moved = append(moved, r.moves...)
 	}
 	if len(moved) > 0 {
+		// New file groups take their records in key order.
+		slices.SortFunc(moved, func(a, b *record) int { return strings.Compare(a.key, b.key) })
 		movedPlan := &plan{groups: map[string]*groupWork{}, newInserts: map[string][]*record{}}
 		for _, r := range moved {
 			movedPlan.newInserts[r.partition] = append(movedPlan.newInserts[r.partition], r)

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -17,14 +15,11 @@ import (
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
-// Positions of the meta fields in a row with meta fields.
+// Positions of the meta fields the merger reads or sets in a stored row
+// with meta fields (see storage.MetaFieldNames).
 const (
-	metaCommitTime = iota
-	metaSeqNo
-	metaRecordKey
-	metaPartitionPath
-	metaFileName
-	metaFieldCount
+	metaRecordKey = 2
+	metaFileName  = 4
 )
 
 // taskResult is what writing one base file produced.
@@ -128,7 +123,11 @@ type merger struct {
 	puts                      []index.Put
 	dels                      []string
 	moves                     []*record
-	values                    []any // scratch row with meta fields
+	meta                      *storage.NewRecordMeta // of the records written; nil until the first
+	one                       struct {               // a record to write on its own
+		key [1]string
+		row [1][]any
+	}
 }
 
 func (m *merger) run(ctx context.Context) error {
@@ -138,18 +137,40 @@ func (m *merger) run(ctx context.Context) error {
 			return err
 		}
 	}
-	// New records go in record-key order, as Hudi's sorting bulk insert
-	// writes them: the key column's page statistics then narrow a lookup
-	// by key to a page or two of the file.
-	slices.SortFunc(m.task.inserts, func(a, b *record) int { return strings.Compare(a.key, b.key) })
-	for _, r := range m.task.inserts {
-		if err := m.writeRecord(r); err != nil {
-			return err
+	// New records come in record-key order (see sortRecords).
+	if m.meta == nil {
+		m.meta = m.newRecordMeta()
+	}
+	loc := index.Location{PartitionPath: m.task.partition, FileID: m.task.fileID}
+	keys := make([]string, 0, insertChunk)
+	rows := make([][]any, 0, insertChunk)
+	for start := 0; start < len(m.task.inserts); start += insertChunk {
+		keys, rows = keys[:0], rows[:0]
+		for _, r := range m.task.inserts[start:min(start+insertChunk, len(m.task.inserts))] {
+			keys, rows = append(keys, r.key), append(rows, r.row)
+			m.puts = append(m.puts, index.Put{Key: r.key, Location: loc})
 		}
-		m.inserts++
-		m.puts = append(m.puts, index.Put{Key: r.key, Location: index.Location{PartitionPath: m.task.partition, FileID: m.task.fileID}})
+		if err := m.out.WriteNew(m.meta, m.seq, keys, rows); err != nil {
+			return fmt.Errorf("write new records to %s: %w", m.out.Path(), err)
+		}
+		m.seq += int64(len(rows))
+		m.inserts += int64(len(rows))
 	}
 	return nil
+}
+
+// insertChunk is how many new records the merger hands the base file
+// writer at once.
+const insertChunk = 4096
+
+// newRecordMeta returns the meta fields of the records the merger writes.
+func (m *merger) newRecordMeta() *storage.NewRecordMeta {
+	return &storage.NewRecordMeta{
+		CommitTime:    m.env.instant,
+		SeqNoPrefix:   m.env.instant + "_" + strconv.Itoa(m.taskNo) + "_",
+		PartitionPath: m.task.partition,
+		FileName:      m.name,
+	}
 }
 
 // writeRecord writes an incoming record with fresh meta fields.
@@ -157,28 +178,17 @@ func (m *merger) writeRecord(r *record) error {
 	return m.writeValues(r.key, r.row)
 }
 
+// writeValues writes one new version of the record of key, with fresh meta
+// fields.
 func (m *merger) writeValues(key string, row []any) error {
-	if m.env.keys != nil {
-		if err := m.out.WriteRow(row); err != nil {
-			return fmt.Errorf("write record %q to %s: %w", key, m.out.Path(), err)
-		}
-		return nil
+	if m.meta == nil {
+		m.meta = m.newRecordMeta()
 	}
-	if m.values == nil {
-		// The meta fields every record of the file shares are set once:
-		// converting a string to an interface allocates.
-		m.values = make([]any, metaFieldCount+len(m.env.schema.Fields))
-		m.values[metaCommitTime] = m.env.instant
-		m.values[metaPartitionPath] = m.task.partition
-		m.values[metaFileName] = m.name
-	}
-	m.values[metaSeqNo] = m.env.instant + "_" + strconv.Itoa(m.taskNo) + "_" + strconv.FormatInt(m.seq, 10)
-	m.values[metaRecordKey] = key
-	copy(m.values[metaFieldCount:], row)
-	m.seq++
-	if err := m.out.WriteRow(m.values); err != nil {
+	m.one.key[0], m.one.row[0] = key, row
+	if err := m.out.WriteNew(m.meta, m.seq, m.one.key[:], m.one.row[:]); err != nil {
 		return fmt.Errorf("write record %q to %s: %w", key, m.out.Path(), err)
 	}
+	m.seq++
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package write
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,7 +31,7 @@ type record struct {
 type groupWork struct {
 	slice   read.FileSlice
 	updates map[string]*record // by key: updates, deletes (deleted set), soft deletes
-	inserts []*record          // new records to append
+	inserts []*record          // new records to append, in record-key order
 	// movedOut are keys leaving the group for another partition, by key: the
 	// incoming record that moves them.
 	movedOut map[string]*record
@@ -39,7 +40,7 @@ type groupWork struct {
 // plan is how a write changes the table.
 type plan struct {
 	groups     map[string]*groupWork // by partition + "/" + file id
-	newInserts map[string][]*record  // by partition: records for new file groups
+	newInserts map[string][]*record  // by partition: records for new file groups, in record-key order
 	skipped    int                   // records dropped: duplicates, deletes of absent keys...
 }
 
@@ -97,7 +98,7 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 	if err != nil {
 		return nil, err
 	}
-	var dupes []string
+	var dupes []*record
 	for i, r := range records {
 		m := matches[i]
 		var slice read.FileSlice
@@ -115,9 +116,7 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 					p.skipped++
 					continue
 				}
-				if len(dupes) < 5 {
-					dupes = append(dupes, fmt.Sprintf("%q (%s)", r.key, in.where(r.pos)))
-				}
+				dupes = append(dupes, r)
 				continue
 			}
 			p.newInserts[r.partition] = append(p.newInserts[r.partition], r)
@@ -146,19 +145,19 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 	}
 	if len(dupes) > 0 {
 		return nil, &RefusedError{fmt.Errorf("%s: %d record(s) have keys that already exist in the table, e.g. %s; use upsert to update them, or --drop-duplicates to skip them",
-			in.displayName(), countExisting(matches, records), strings.Join(dupes, ", "))}
+			in.displayName(), len(dupes), firstRecords(in, dupes, 5))}
 	}
 	return p, nil
 }
 
-func countExisting(matches []index.Match, records []*record) int {
-	n := 0
-	for i := range records {
-		if matches[i].Found {
-			n++
-		}
+// firstRecords names the first n of records in input order.
+func firstRecords(in *Input, records []*record, n int) string {
+	records = slices.SortedFunc(slices.Values(records), func(a, b *record) int { return cmp.Compare(a.pos, b.pos) })
+	names := make([]string, 0, n)
+	for _, r := range records[:min(n, len(records))] {
+		names = append(names, fmt.Sprintf("%q (%s)", r.key, in.where(r.pos)))
 	}
-	return n
+	return strings.Join(names, ", ")
 }
 
 // fileGroupTask is one base file to write: a new version of an existing
@@ -168,7 +167,7 @@ type fileGroupTask struct {
 	fileID    string
 	prev      *read.FileSlice // nil for a new file group
 	work      *groupWork      // nil for a new file group
-	inserts   []*record
+	inserts   []*record       // in record-key order
 }
 
 // assignInserts spreads each partition's new records over its small file

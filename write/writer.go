@@ -246,7 +246,7 @@ func (w *Writer) recover(ctx context.Context) error {
 }
 
 // prepare evolves the table schema for the input and turns the input rows
-// into records under it, checked and deduplicated.
+// into records under it, checked and deduplicated, in record-key order.
 func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (*storage.Schema, []*record, error) {
 	schema := tableSchema
 	if op == OpInsert || op == OpBulkInsert || op == OpUpsert {
@@ -319,27 +319,9 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 	if err != nil {
 		return nil, nil, err
 	}
-	byKey := make(map[string]int, len(all))
-	records := make([]*record, 0, len(all))
-	for i := range all {
-		r := &all[i]
-		// Precombine: of records with one key, the greatest precombine
-		// value wins, and on a tie the later one.
-		if j, dup := byKey[r.key]; dup {
-			if precombine >= 0 {
-				c, err := compareOrdering(r.ordering, records[j].ordering)
-				if err != nil {
-					return nil, nil, in.recordError(i, r.key, err)
-				}
-				if c < 0 {
-					continue
-				}
-			}
-			records[j] = r
-			continue
-		}
-		byKey[r.key] = len(records)
-		records = append(records, r)
+	records, failed, err := precombineSorted(sortRecords(all), precombine >= 0)
+	if err != nil {
+		return nil, nil, in.recordError(failed.pos, failed.key, err)
 	}
 	return schema, records, nil
 }
