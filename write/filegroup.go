@@ -340,7 +340,7 @@ func (m *merger) apply(in *record, moved bool, stored []any, keepStored func() e
 		// A stored record without a precombine value (possible in tables
 		// other writers made) always loses.
 		if storedOrdering := storedRow[m.env.precombine]; storedOrdering != nil {
-			c, err := compareOrdering(in.ordering, storedOrdering)
+			c, err := compareOrdering(in.row[m.env.precombine], storedOrdering)
 			if err != nil {
 				return fmt.Errorf("record %q: compare precombine values: %w", in.key, err)
 			}

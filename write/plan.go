@@ -15,16 +15,18 @@ import (
 
 // record is one input record under the table schema, with what the write
 // computed for it.
+//
+// A write holds two of these per input record (in input order, then sorted),
+// so it is kept small: the precombine value is read from the row.
 type record struct {
 	row       []any
 	key       string
 	partition string
-	ordering  any  // precombine value; nil without a precombine column
-	deleted   bool // _hoodie_is_deleted was true
+	pos       int32 // position in the input
+	deleted   bool  // _hoodie_is_deleted was true
 	// conditionalMove marks an upsert that moves its key to another
 	// partition only if it wins the event-time merge.
 	conditionalMove bool
-	pos             int // position in the input
 }
 
 // groupWork is what one existing file group gets in a write.
@@ -74,10 +76,10 @@ var ErrRefused = errors.New("write refused")
 // tagRecords looks the records' keys up in the index, which is at the
 // view's instant. A view without file groups holds no record, so the first
 // load of a table skips the lookups (for 1M keys, the sort alone takes a
-// third of a second).
+// third of a second) and returns nil: no record is found.
 func tagRecords(ctx context.Context, records []*record, view *read.View, idx *index.Index) ([]index.Match, error) {
 	if len(view.FileGroups()) == 0 {
-		return make([]index.Match, len(records)), nil
+		return nil, nil
 	}
 	keys := make([]string, len(records))
 	for i, r := range records {
@@ -100,7 +102,10 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 	}
 	var dupes []*record
 	for i, r := range records {
-		m := matches[i]
+		var m index.Match
+		if matches != nil {
+			m = matches[i]
+		}
 		var slice read.FileSlice
 		if m.Found {
 			g, ok := view.FileGroup(m.Location.PartitionPath, m.Location.FileID)
@@ -155,7 +160,7 @@ func firstRecords(in *Input, records []*record, n int) string {
 	records = slices.SortedFunc(slices.Values(records), func(a, b *record) int { return cmp.Compare(a.pos, b.pos) })
 	names := make([]string, 0, n)
 	for _, r := range records[:min(n, len(records))] {
-		names = append(names, fmt.Sprintf("%q (%s)", r.key, in.where(r.pos)))
+		names = append(names, fmt.Sprintf("%q (%s)", r.key, in.where(int(r.pos))))
 	}
 	return strings.Join(names, ", ")
 }

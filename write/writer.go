@@ -302,9 +302,9 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 				return in.recordError(i, "", err)
 			}
 			r := &all[i]
-			*r = record{row: row, key: key, partition: parts.path(row), pos: i}
+			*r = record{row: row, key: key, partition: parts.path(row), pos: int32(i)}
 			if precombine >= 0 {
-				if r.ordering = row[precombine]; r.ordering == nil {
+				if row[precombine] == nil {
 					return in.recordError(i, key, fmt.Errorf("precombine column %q is null", w.cfg.PrecombineField))
 				}
 			}
@@ -319,9 +319,10 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 	if err != nil {
 		return nil, nil, err
 	}
-	records, failed, err := precombineSorted(sortRecords(all), precombine >= 0)
+	sorted, prefixes := sortRecords(all)
+	records, failed, err := precombineSorted(sorted, prefixes, precombine)
 	if err != nil {
-		return nil, nil, in.recordError(failed.pos, failed.key, err)
+		return nil, nil, in.recordError(int(failed.pos), failed.key, err)
 	}
 	return schema, records, nil
 }
