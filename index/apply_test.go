@@ -7,12 +7,14 @@ import (
 	"testing"
 )
 
+// step is one Apply of TestApply.
+type step struct {
+	instant string
+	changes ChangeSet
+	wantErr error // nil: success
+}
+
 func TestApply(t *testing.T) {
-	type step struct {
-		instant string
-		changes ChangeSet
-		wantErr error // nil: success
-	}
 	const (
 		t1 = "20240101000000001"
 		t2 = "20240101000000002"
@@ -93,29 +95,39 @@ func TestApply(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
-			ix := openTest(t, t.TempDir(), testOptions)
-			for i, s := range tt.steps {
-				err := ix.Apply(ctx, s.instant, s.changes)
-				switch {
-				case s.wantErr == nil && err != nil:
-					t.Fatalf("step %d: %v", i, err)
-				case s.wantErr != nil && err == nil:
-					t.Fatalf("step %d: Apply succeeded, want an error", i)
-				case s.wantErr != nil && s.wantErr != errAny && !errors.Is(err, s.wantErr):
-					t.Fatalf("step %d: %v, want %v", i, err, s.wantErr)
-				case err != nil && !strings.Contains(err.Error(), ix.dir):
-					t.Fatalf("step %d: error %q does not name the folder", i, err)
-				}
-			}
-			if w := ix.Watermark(); w != tt.wantWatermark {
-				t.Fatalf("Watermark = %q, want %q", w, tt.wantWatermark)
-			}
-			checkContents(t, ix, tt.want)
-			checkContents(t, reopen(t, ix, testOptions), tt.want)
-		})
+		for _, path := range applyPaths {
+			t.Run(tt.name+"/path="+path.name, func(t *testing.T) {
+				opts := testOptions
+				opts.ingestMin = path.ingestMin
+				testApplySteps(t, opts, tt.steps, tt.want, tt.wantWatermark)
+			})
+		}
 	}
+}
+
+// testApplySteps applies steps to a new index opened with opts, and checks
+// their errors and the index they leave.
+func testApplySteps(t *testing.T, opts Options, steps []step, want map[string]Location, wantWatermark string) {
+	ctx := context.Background()
+	ix := openTest(t, t.TempDir(), opts)
+	for i, s := range steps {
+		err := ix.Apply(ctx, s.instant, s.changes)
+		switch {
+		case s.wantErr == nil && err != nil:
+			t.Fatalf("step %d: %v", i, err)
+		case s.wantErr != nil && err == nil:
+			t.Fatalf("step %d: Apply succeeded, want an error", i)
+		case s.wantErr != nil && s.wantErr != errAny && !errors.Is(err, s.wantErr):
+			t.Fatalf("step %d: %v, want %v", i, err, s.wantErr)
+		case err != nil && !strings.Contains(err.Error(), ix.dir):
+			t.Fatalf("step %d: error %q does not name the folder", i, err)
+		}
+	}
+	if w := ix.Watermark(); w != wantWatermark {
+		t.Fatalf("Watermark = %q, want %q", w, wantWatermark)
+	}
+	checkContents(t, ix, want)
+	checkContents(t, reopen(t, ix, opts), want)
 }
 
 // errAny stands for any error in TestApply.

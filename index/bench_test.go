@@ -5,10 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -192,27 +195,82 @@ func BenchmarkApply(b *testing.B) {
 	}
 }
 
+// applyPaths are the two ways Apply writes a change set, forced by the
+// option that chooses between them.
+var applyPaths = []struct {
+	name      string
+	ingestMin int
+}{{"batch", math.MaxInt}, {"ingest", 1}}
+
+// benchApplyLarge times, for each of applyPaths, the Apply of changes into
+// the index that setup leaves in a fresh folder, and the flush of Pebble's
+// memtable after it: a batch that large is flushed at once, competing with
+// whatever follows. apply-ns/op is the Apply alone.
+func benchApplyLarge(b *testing.B, changes ChangeSet, setup func(b *testing.B, dir string)) {
+	ctx := context.Background()
+	for _, path := range applyPaths {
+		b.Run("path="+path.name, func(b *testing.B) {
+			opts := testOptions
+			opts.ingestMin = path.ingestMin
+			var applying time.Duration
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				dir := filepath.Join(b.TempDir(), "index")
+				setup(b, dir)
+				ix := openTest(b, dir, opts)
+				b.StartTimer()
+				start := time.Now()
+				if err := ix.Apply(ctx, fmt.Sprintf("%017d", 20240201000000000+i), changes); err != nil {
+					b.Fatal(err)
+				}
+				applying += time.Since(start)
+				if err := ix.db.Flush(); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if err := ix.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(applying.Nanoseconds())/float64(b.N), "apply-ns/op")
+		})
+	}
+}
+
 // BenchmarkApplyBulkLoad measures the Apply of a bulk insert: benchRecords
 // new keys in random order, a few hundred at a time per file group, into
 // an empty index.
 func BenchmarkApplyBulkLoad(b *testing.B) {
-	ctx := context.Background()
 	var cs ChangeSet
 	for i := range benchRecords {
 		cs.Puts = append(cs.Puts, Put{Key: testKey(i), Location: benchLocation(i / 300)})
 	}
-	for b.Loop() {
-		b.StopTimer()
-		ix := openTest(b, b.TempDir(), testOptions)
-		b.StartTimer()
-		if err := ix.Apply(ctx, "20240101000000001", cs); err != nil {
-			b.Fatal(err)
+	benchApplyLarge(b, cs, func(*testing.B, string) {})
+}
+
+// BenchmarkApplyUpsert measures the Apply of a large upsert into an index of
+// benchRecords records: puts, half of them moves of indexed keys, half new
+// keys, and a fifth as many deletes of indexed keys.
+func BenchmarkApplyUpsert(b *testing.B) {
+	fixture := benchDir(b)
+	for _, puts := range []int{10_000, 50_000, 100_000} {
+		var cs ChangeSet
+		rng := rand.New(rand.NewPCG(3, 3))
+		for i := range puts {
+			k := rng.IntN(benchRecords) + i%2*benchRecords
+			cs.Puts = append(cs.Puts, Put{Key: testKey(k), Location: benchLocation(k + 1)})
 		}
-		b.StopTimer()
-		if err := ix.Close(); err != nil {
-			b.Fatal(err)
+		for range puts / 5 {
+			cs.Deletes = append(cs.Deletes, testKey(rng.IntN(benchRecords)))
 		}
-		b.StartTimer()
+		b.Run(fmt.Sprint("puts=", puts), func(b *testing.B) {
+			benchApplyLarge(b, cs, func(b *testing.B, dir string) {
+				if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
 	}
 }
 

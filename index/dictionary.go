@@ -68,17 +68,35 @@ func (d *dictionary) add(loc Location) uint32 {
 // next id, and its dictionary entry is added to b so that it commits with the
 // records that use it. If b does not commit, the caller must call rollback.
 func (d *dictionary) assign(b *pebble.Batch, loc Location) (uint32, error) {
-	if id, ok := d.ids[loc]; ok {
-		return id, nil
+	id, added, err := d.intern(loc)
+	if err != nil || !added {
+		return id, err
 	}
-	if len(d.locs) == math.MaxUint32 {
-		return 0, fmt.Errorf("file group %s: dictionary full at %d groups", loc, len(d.locs))
-	}
-	id := d.add(loc)
-	if err := b.Set(groupKey(id), appendPair(nil, loc.PartitionPath, loc.FileID), nil); err != nil {
+	if err := b.Set(groupKey(id), d.entry(id), nil); err != nil {
 		return 0, fmt.Errorf("file group %s: %w", loc, err)
 	}
 	return id, nil
+}
+
+// intern returns the id of loc, giving a location seen for the first time
+// the next id, and reports whether it did. The caller writes the entries of
+// the ids it added (see entry) with the records that use them, or calls
+// rollback.
+func (d *dictionary) intern(loc Location) (id uint32, added bool, err error) {
+	if id, ok := d.ids[loc]; ok {
+		return id, false, nil
+	}
+	if len(d.locs) == math.MaxUint32 {
+		return 0, false, fmt.Errorf("file group %s: dictionary full at %d groups", loc, len(d.locs))
+	}
+	return d.add(loc), true, nil
+}
+
+// entry returns the stored value of id's dictionary entry, whose key is
+// groupKey(id).
+func (d *dictionary) entry(id uint32) []byte {
+	loc := d.locs[id]
+	return appendPair(nil, loc.PartitionPath, loc.FileID)
 }
 
 // rollback forgets every id from n on: their entries did not commit.

@@ -97,7 +97,8 @@
 // # Watermark
 //
 // Apply(instant, changes) writes the puts, the deletes and the new watermark
-// in one synced batch. An instant older than the watermark is refused
+// in one synced batch, or, for a change set of 64k changes or more, into
+// sorted tables that one Pebble ingestion adds (see Ingestion). An instant older than the watermark is refused
 // (ErrOutOfOrder); one equal to it is taken as already applied, and Apply
 // does nothing, so replaying the last commit is harmless. Rebuild sets the
 // watermark to the snapshot's instant, older or newer. If the timeline loses
@@ -108,8 +109,10 @@
 //
 // A write commits when its <t>.commit file exists, and applies its changes
 // to the index afterwards. A crash before or during Apply leaves the index at
-// an older watermark with none of the batch, which the next open catches up
-// on: Pebble's batch is atomic and synced.
+// an older watermark with none of the changes, which the next open catches
+// up on: Pebble's batch, and its ingestion of several tables, are atomic and
+// synced. Tables written for an ingestion that did not happen are removed
+// by the next Open.
 //
 // Rebuild first commits, synced, one batch that deletes every key, writes
 // the table identity and format version, and sets the "rebuilding" mark. It
@@ -125,6 +128,30 @@
 // Verify stages the snapshot under 'v' in unsynced batches and deletes it
 // when done; a crash leaves records there that no read looks at, and the
 // next Verify or Rebuild deletes them.
+//
+// # Ingestion
+//
+// A batch is written three times: to Pebble's log, to its memtable, and,
+// when the memtable is flushed, to a table. For a large change set Apply
+// writes the tables itself, and Pebble links them into the store: the
+// dictionary entries and the watermark in one table, the records split into
+// key ranges written concurrently in others (tombstones for the deletes),
+// all added by one ingestion, so that the watermark commits with the records.
+// An ingested key gets a sequence number above every key in the store, so a
+// put replaces a key's value and a tombstone deletes it, as in a batch. The
+// records of a bulk insert into an empty index overlap nothing, and land in
+// the bottom level, where no compaction rewrites them.
+//
+// Measured on a 2-core VM shared with other work (BenchmarkApplyBulkLoad,
+// BenchmarkApplyUpsert; Apply, then the memtable flush a batch that large
+// brings on), an Apply of 1M new keys into an empty index took 0.44 times
+// as long as with a batch (0.35 s against 0.80 s; the Apply alone 0.73
+// times), and one of 100k puts and 20k deletes into 1M records 0.72 times
+// (the Apply alone as long, the flush being the time saved). At 10k puts
+// the batch's Apply took 0.75 times as long as an ingestion, whose syncs
+// and forced memtable flush cost more than the batch saves, hence the
+// threshold of 64k changes. The bottom-level layout did not change the
+// speed of Tag.
 //
 // # Staleness
 //

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable"
 )
 
 // formatVersion is the version of the layout described in the package doc.
@@ -60,6 +61,10 @@ type Options struct {
 	// read-only index cannot be open while a writer has the index open, and
 	// the other way round.
 	ReadOnly bool
+
+	// ingestMin overrides defaultIngestMin when positive, so that tests can
+	// send small change sets through either path of Apply.
+	ingestMin int
 }
 
 // Index is a record-key index stored in one Pebble folder. It is safe for
@@ -72,6 +77,8 @@ type Index struct {
 	table      []byte // appendPair(TableName, TableID)
 	tagWorkers int
 	readOnly   bool
+	ingestMin  int                   // see defaultIngestMin
+	tableOpts  sstable.WriterOptions // of the tables Apply ingests
 
 	// writeMu serializes writers. dict is owned by the writer holding it.
 	writeMu sync.Mutex
@@ -123,6 +130,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	for i := range po.Levels {
 		po.Levels[i].BlockSize = blockSize
 	}
+	// With the defaults filled in, po also describes the tables Apply
+	// writes to ingest.
+	po.EnsureDefaults()
 	db, err := pebble.Open(dir, po)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
@@ -133,12 +143,23 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 		db:         db,
 		table:      appendPair(nil, opts.TableName, opts.TableID),
 		tagWorkers: opts.TagWorkers,
+		ingestMin:  opts.ingestMin,
+		tableOpts:  po.MakeWriterOptions(0, db.FormatMajorVersion().MaxTableFormat()),
 		dict:       newDictionary(),
 	}
 	if ix.tagWorkers == 0 {
 		ix.tagWorkers = runtime.GOMAXPROCS(0)
 	}
-	if err := ix.load(); err != nil {
+	if ix.ingestMin <= 0 {
+		ix.ingestMin = defaultIngestMin
+	}
+	err = ix.load()
+	if err == nil && !ix.readOnly {
+		if err = removeLeftTables(dir); err != nil {
+			err = ix.errorf("open: %w", err)
+		}
+	}
+	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}

@@ -48,6 +48,9 @@ func runModel(t *testing.T, rng *rand.Rand, rounds int) {
 	ctx := context.Background()
 	opts := testOptions
 	opts.TagWorkers = 1 + rng.IntN(3)
+	// Both paths of Apply: change sets of up to 90 changes, some of them
+	// ingested.
+	opts.ingestMin = 1 + rng.IntN(60)
 	ix := openTest(t, t.TempDir(), opts)
 	model := map[string]Location{}
 	var locs []Location
