@@ -130,6 +130,15 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	for i := range po.Levels {
 		po.Levels[i].BlockSize = blockSize
 	}
+	// A write adds a small table of random keys to L0, which overlaps every
+	// table below it. With Pebble's default base level size (64 MB), an
+	// index of up to a few million records lives in one level, L6, so every
+	// L0 compaction rewrote all of it, and Pebble started one every second or
+	// third write, the next Open or Close waiting for it (~0.3 s on 1M
+	// records). A small base level puts L5 above L6 for any index of more
+	// than a few thousand records: L0 compacts into L5, and L5 into L6 only
+	// once it holds a tenth of L6.
+	po.LBaseMaxBytes = 1 << 20
 	// With the defaults filled in, po also describes the tables Apply
 	// writes to ingest.
 	po.EnsureDefaults()
