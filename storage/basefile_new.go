@@ -30,6 +30,7 @@ const newRecordsChunk = 1024
 type newColumns struct {
 	values  [][]parquet.Value // per leaf column, the chunk's values
 	seqNos  []byte            // the chunk's sequence numbers, back to back
+	flat    []any             // the chunk's data values, row by row
 	scratch parquet.Row       // one nested field of one record, shredded
 }
 
@@ -90,12 +91,20 @@ func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, keys []
 		}
 		fields = fields[NumMetaFields:]
 	}
+	// The values are first copied out of the rows, then taken a field at a
+	// time: the rows and the values they point to lie anywhere in memory
+	// (records come in key order, not input order), and loads that do not
+	// wait on each other overlap their cache misses.
+	c.flat = c.flat[:0]
 	for r, row := range rows {
 		if len(row) != len(fields) {
 			return w.newRecordError(keys, r, fmt.Errorf("storage: row has %d values, the schema %d data fields", len(row), len(fields)))
 		}
-		for i, n := range fields {
-			if err := c.add(n, row[i]); err != nil {
+		c.flat = append(c.flat, row...)
+	}
+	for i, n := range fields {
+		for r := range rows {
+			if err := c.add(n, c.flat[r*len(fields)+i]); err != nil {
 				return w.newRecordError(keys, r, err)
 			}
 		}
