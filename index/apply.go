@@ -280,7 +280,7 @@ func (tk *tagKeys) gather(ids []uint32, workers int) sortedChanges {
 	inParallel(n, workers, func(lo, hi int) {
 		buf := make([]byte, 0, len(tk.buf)/n*(hi-lo))
 		for i := lo; i < hi; i++ {
-			pos := tk.sorted[i].pos
+			pos := tk.sorted[i].Value
 			buf = append(buf, tk.key(pos)...)
 			s.ends[i], s.pos[i] = len(buf), pos
 			if ids != nil {

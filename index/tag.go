@@ -7,11 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/hoodie-dev/hoodie/internal/radix"
 )
 
 // minShardKeys is the fewest keys a Tag goroutine (a walker, or a half of
@@ -65,9 +66,9 @@ func (ix *Index) Tag(ctx context.Context, keys []string) ([]Match, error) {
 		return out, nil
 	}
 	tk := sortKeys(keys, ix.tagWorkers)
-	last := tk.key(tk.sorted[len(keys)-1].pos)
+	last := tk.key(tk.sorted[len(keys)-1].Value)
 	opts := &pebble.IterOptions{
-		LowerBound: tk.key(tk.sorted[0].pos),
+		LowerBound: tk.key(tk.sorted[0].Value),
 		UpperBound: append(append(make([]byte, 0, len(last)+1), last...), 0),
 	}
 	it, locs, err := ix.newIter(ctx, opts)
@@ -100,13 +101,10 @@ func (tk *tagKeys) key(i uint32) []byte {
 }
 
 // keyHead stands for one of a Tag call's keys: its position in the caller's
-// slice, and its head, the first 8 bytes of its Pebble key after the prefix
-// all the call's Pebble keys share, big endian and zero padded. Heads order
-// most pairs of keys without reading the keys.
-type keyHead struct {
-	head uint64
-	pos  uint32
-}
+// slice (Value), and its head (Prefix), the first 8 bytes of its Pebble key
+// after the prefix all the call's Pebble keys share, big endian and zero
+// padded. Heads order most pairs of keys without reading the keys.
+type keyHead = radix.Entry[uint32]
 
 // sortKeys encodes keys as Pebble keys into one buffer and sorts them,
 // using up to workers goroutines. There is at least one key and fewer than
@@ -158,9 +156,9 @@ func (tk *tagKeys) sortRange(shared, first int, s, tmp []keyHead, workers int) {
 			pos := uint32(first + i)
 			var b [8]byte
 			copy(b[:], tk.key(pos)[shared:])
-			s[i] = keyHead{head: binary.BigEndian.Uint64(b[:]), pos: pos}
+			s[i] = keyHead{Prefix: binary.BigEndian.Uint64(b[:]), Value: pos}
 		}
-		tk.radixSort(s, tmp)
+		radix.Sort(s, tmp, tk.comparePos)
 		return
 	}
 	mid := len(s) / 2
@@ -180,57 +178,20 @@ func (tk *tagKeys) sortRange(shared, first int, s, tmp []keyHead, workers int) {
 	copy(s, out)
 }
 
-// radixSort sorts s by key, using tmp, a slice of the same length, as
-// scratch space. It sorts by head a byte at a time, least significant first,
-// skipping the bytes all heads share, then sorts each run of equal heads by
-// key.
-func (tk *tagKeys) radixSort(s, tmp []keyHead) {
-	var differ uint64
-	for _, kh := range s {
-		differ |= kh.head ^ s[0].head
-	}
-	src, dst := s, tmp
-	for shift := 0; shift < 64; shift += 8 {
-		if differ>>shift&0xff == 0 {
-			continue
-		}
-		var start [256]int
-		for _, kh := range src {
-			start[kh.head>>shift&0xff]++
-		}
-		n := 0
-		for i, c := range start {
-			start[i], n = n, n+c
-		}
-		for _, kh := range src {
-			d := kh.head >> shift & 0xff
-			dst[start[d]] = kh
-			start[d]++
-		}
-		src, dst = dst, src
-	}
-	copy(s, src)
-	for i := 0; i < len(s); {
-		j := i + 1
-		for j < len(s) && s[j].head == s[i].head {
-			j++
-		}
-		if j-i > 1 {
-			slices.SortFunc(s[i:j], tk.compare)
-		}
-		i = j
-	}
-}
-
 // compare orders a and b by key.
 func (tk *tagKeys) compare(a, b keyHead) int {
-	if a.head != b.head {
-		if a.head < b.head {
+	if a.Prefix != b.Prefix {
+		if a.Prefix < b.Prefix {
 			return -1
 		}
 		return 1
 	}
-	return bytes.Compare(tk.key(a.pos), tk.key(b.pos))
+	return tk.comparePos(a.Value, b.Value)
+}
+
+// comparePos orders the keys at positions a and b.
+func (tk *tagKeys) comparePos(a, b uint32) int {
+	return bytes.Compare(tk.key(a), tk.key(b))
 }
 
 // walk looks up the sorted keys, writing each result to out at the key's
@@ -290,7 +251,7 @@ func (tk *tagKeys) walker(ctx context.Context, it *pebble.Iterator, next *atomic
 		// take one at a time.
 		buf, ends, hits = buf[:0], ends[:0], hits[:0]
 		for _, kh := range chunk {
-			buf = append(buf, tk.key(kh.pos)...)
+			buf = append(buf, tk.key(kh.Value)...)
 			ends = append(ends, len(buf))
 		}
 		keyStart := 0
@@ -300,8 +261,8 @@ func (tk *tagKeys) walker(ctx context.Context, it *pebble.Iterator, next *atomic
 			keyStart = ends[i]
 			if bytes.Equal(key, prev) {
 				// A duplicate gets the previous key's match.
-				if n := len(hits); n > 0 && hits[n-1].pos == chunk[i-1].pos {
-					hits = append(hits, hit{kh.pos, hits[n-1].id})
+				if n := len(hits); n > 0 && hits[n-1].pos == chunk[i-1].Value {
+					hits = append(hits, hit{kh.Value, hits[n-1].id})
 				}
 				continue
 			}
@@ -321,7 +282,7 @@ func (tk *tagKeys) walker(ctx context.Context, it *pebble.Iterator, next *atomic
 			if err != nil {
 				return err
 			}
-			hits = append(hits, hit{kh.pos, id})
+			hits = append(hits, hit{kh.Value, id})
 		}
 		for _, h := range hits {
 			out[h.pos] = Match{Location: locs[h.id], Found: true}

@@ -149,17 +149,17 @@ func TestSortKeys(t *testing.T) {
 			seen := make([]bool, n)
 			var prev []byte
 			for _, kh := range tk.sorted {
-				key := tk.key(kh.pos)
-				if want := appendRecordKey(nil, keys[kh.pos]); !bytes.Equal(key, want) {
-					t.Fatalf("n=%d workers=%d: key %d is %q, want %q", n, workers, kh.pos, key, want)
+				key := tk.key(kh.Value)
+				if want := appendRecordKey(nil, keys[kh.Value]); !bytes.Equal(key, want) {
+					t.Fatalf("n=%d workers=%d: key %d is %q, want %q", n, workers, kh.Value, key, want)
 				}
 				if bytes.Compare(key, prev) < 0 {
 					t.Fatalf("n=%d workers=%d: %q after %q", n, workers, key, prev)
 				}
-				if seen[kh.pos] {
-					t.Fatalf("n=%d workers=%d: position %d twice", n, workers, kh.pos)
+				if seen[kh.Value] {
+					t.Fatalf("n=%d workers=%d: position %d twice", n, workers, kh.Value)
 				}
-				seen[kh.pos] = true
+				seen[kh.Value] = true
 				prev = key
 			}
 			if len(tk.sorted) != n {
