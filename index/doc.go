@@ -98,9 +98,10 @@
 //
 // Apply(instant, changes) writes the puts, the deletes and the new watermark
 // in one synced batch, or, for a change set of 64k changes or more, into
-// sorted tables that one Pebble ingestion adds (see Ingestion). An instant older than the watermark is refused
-// (ErrOutOfOrder); one equal to it is taken as already applied, and Apply
-// does nothing, so replaying the last commit is harmless. Rebuild sets the
+// sorted tables that one Pebble ingestion adds (see Ingestion). An instant
+// older than the watermark is refused (ErrOutOfOrder); one equal to it is
+// taken as already applied, and Apply does nothing, so replaying the last
+// commit is harmless. Rebuild sets the
 // watermark to the snapshot's instant, older or newer. If the timeline loses
 // a completed instant the index contains (a rollback of a completed commit,
 // a restore), the index cannot undo it: the caller rebuilds.

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -26,12 +27,14 @@ type NewRecordMeta struct {
 // page size by a chunk's values: 1,024 keys of 36 bytes are 37 KB.
 const newRecordsChunk = 1024
 
-// newColumns is the scratch memory of WriteNew, kept between calls.
+// newColumns is the scratch memory of WriteNew, kept between calls (and
+// so holding on to the last chunk's values until the writer is done).
 type newColumns struct {
-	values  [][]parquet.Value // per leaf column, the chunk's values
-	seqNos  []byte            // the chunk's sequence numbers, back to back
-	flat    []any             // the chunk's data values, row by row
-	scratch parquet.Row       // one nested field of one record, shredded
+	values    [][]parquet.Value // per leaf column, the chunk's values
+	seqNos    []byte            // the chunk's sequence numbers, back to back
+	seqNoEnds []int             // where each of them ends in seqNos
+	flat      []any             // the chunk's data values, row by row
+	scratch   parquet.Row       // one nested field of one record, shredded
 }
 
 // WriteNew writes new records column by column: rows[i] holds the values
@@ -39,7 +42,7 @@ type newColumns struct {
 // and keys[i] the record key of record i, which gets the meta fields of
 // meta and the sequence number firstSeqNo+i. A writer without meta fields
 // (BaseFileOptions.NoMetaFields) writes the rows as they are and ignores
-// meta and keys, which may be nil.
+// meta; keys may then be nil, and name the records in errors if not.
 //
 // It does what WriteRow does for each record, at a fraction of the cost:
 // the values go into each column's buffer a chunk at a time, without being
@@ -49,7 +52,10 @@ func (w *BaseFileWriter) WriteNew(meta *NewRecordMeta, firstSeqNo int64, keys []
 	if err := w.usable(); err != nil {
 		return err
 	}
-	if w.keyed && len(keys) != len(rows) {
+	switch {
+	case w.keyed && meta == nil:
+		return w.fail(errors.New("write new records: no meta fields given"))
+	case (w.keyed || keys != nil) && len(keys) != len(rows):
 		return w.fail(fmt.Errorf("write new records: %d keys for %d rows", len(keys), len(rows)))
 	}
 	// Rows of WriteRow go first: every column must hold whole rows.
@@ -62,7 +68,7 @@ func (w *BaseFileWriter) WriteNew(meta *NewRecordMeta, firstSeqNo int64, keys []
 	for start := 0; start < len(rows); start += newRecordsChunk {
 		end := min(start+newRecordsChunk, len(rows))
 		var chunkKeys []string
-		if w.keyed {
+		if keys != nil {
 			chunkKeys = keys[start:end]
 		}
 		if err := w.newChunk(meta, firstSeqNo+int64(start), chunkKeys, rows[start:end]); err != nil {
@@ -86,9 +92,12 @@ func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, keys []
 	}
 	fields := w.plan.fields
 	if w.keyed {
-		if err := c.addMeta(w.plan, meta, firstSeqNo, keys); err != nil {
-			return err
+		for r, key := range keys {
+			if key == "" {
+				return w.newRecordError(keys, r, fmt.Errorf("field %s must be a non-empty string", MetaRecordKey))
+			}
 		}
+		c.addMeta(w.plan, meta, firstSeqNo, keys)
 		fields = fields[NumMetaFields:]
 	}
 	// The values are first copied out of the rows, then taken a field at a
@@ -114,11 +123,12 @@ func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, keys []
 			return fmt.Errorf("column %d: %w", i, err)
 		}
 	}
-	for _, key := range keys {
-		w.addKey(key, true)
-	}
 	if !w.keyed {
 		w.numRows += int64(len(rows))
+		return nil
+	}
+	for _, key := range keys {
+		w.addKey(key, true)
 	}
 	return nil
 }
@@ -131,16 +141,16 @@ func (w *BaseFileWriter) newRecordError(keys []string, r int, err error) error {
 	return fmt.Errorf("row %d: %w", w.numRows+int64(r), err)
 }
 
-// addMeta appends the meta fields of a chunk of new records with keys to
-// their columns: the meta fields are the first five, flat.
-func (c *newColumns) addMeta(plan *rowPlan, meta *NewRecordMeta, firstSeqNo int64, keys []string) error {
-	c.seqNos = c.seqNos[:0]
-	ends := make([]int, 0, len(keys))
+// addMeta appends the meta fields of a chunk of new records with keys, all
+// non-empty, to their columns: the meta fields are the first five, flat.
+func (c *newColumns) addMeta(plan *rowPlan, meta *NewRecordMeta, firstSeqNo int64, keys []string) {
+	c.seqNos, c.seqNoEnds = c.seqNos[:0], c.seqNoEnds[:0]
 	for i := range keys {
 		c.seqNos = append(c.seqNos, meta.SeqNoPrefix...)
 		c.seqNos = strconv.AppendInt(c.seqNos, firstSeqNo+int64(i), 10)
-		ends = append(ends, len(c.seqNos))
+		c.seqNoEnds = append(c.seqNoEnds, len(c.seqNos))
 	}
+	ends := c.seqNoEnds
 	constant := func(field int, s string) parquet.Value {
 		n := plan.fields[field]
 		return parquet.ByteArrayValue(stringBytes(s)).Level(0, n.def, n.first)
@@ -151,9 +161,6 @@ func (c *newColumns) addMeta(plan *rowPlan, meta *NewRecordMeta, firstSeqNo int6
 	seqNode, keyNode := plan.fields[seqNoColumn], plan.fields[recordKeyColumn]
 	start := 0
 	for i, key := range keys {
-		if key == "" {
-			return fmt.Errorf("record %d of the chunk: field %s must be a non-empty string", i, MetaRecordKey)
-		}
 		seqNo := parquet.ByteArrayValue(c.seqNos[start:ends[i]:ends[i]]).Level(0, seqNode.def, seqNode.first)
 		start = ends[i]
 		c.values[commitTimeColumn] = append(c.values[commitTimeColumn], commitTime)
@@ -162,7 +169,6 @@ func (c *newColumns) addMeta(plan *rowPlan, meta *NewRecordMeta, firstSeqNo int6
 		c.values[partitionPathColumn] = append(c.values[partitionPathColumn], partition)
 		c.values[fileNameColumn] = append(c.values[fileNameColumn], fileName)
 	}
-	return nil
 }
 
 // add appends the Parquet values of v, a value of the field n, to their

@@ -126,10 +126,12 @@ func TestBaseFileWriteNewErrors(t *testing.T) {
 	badValue := append([]any(nil), rows[1]...)
 	badValue[1] = int64(7) // rider is a string
 	cases := []struct {
-		name string
-		keys []string
-		rows [][]any
-		want []string
+		name    string
+		keys    []string
+		rows    [][]any
+		nilMeta bool
+		noMeta  bool // a writer without meta fields: keys only name records
+		want    []string
 	}{
 		{name: "a value of the wrong type", keys: keys, rows: [][]any{rows[0], badValue, rows[2]},
 			want: []string{`row 1 (key "2")`, `field "rider"`, "int64"}},
@@ -138,18 +140,26 @@ func TestBaseFileWriteNewErrors(t *testing.T) {
 		{name: "too few values", keys: keys[:1], rows: [][]any{rows[0][:3]},
 			want: []string{`row 0 (key "1")`, "3 values"}},
 		{name: "an empty key", keys: []string{"1", ""}, rows: rows[:2],
-			want: []string{"record 1 of the chunk", MetaRecordKey}},
+			want: []string{`row 1 (key "")`, MetaRecordKey}},
+		{name: "no meta fields given", keys: keys, rows: rows, nilMeta: true,
+			want: []string{"no meta fields given"}},
+		{name: "a bad value in a file without meta fields", keys: keys[:2], rows: [][]any{rows[0], badValue}, nilMeta: true, noMeta: true,
+			want: []string{`row 1 (key "2")`, `field "rider"`}},
 		{name: "keys and rows differ in number", keys: keys[:2], rows: rows,
 			want: []string{"2 keys for 3 rows"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fsys, _ := newTestFS(t)
-			w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, BaseFileOptions{})
+			w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, BaseFileOptions{NoMetaFields: tc.noMeta})
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = w.WriteNew(tripsMeta, 0, tc.keys, tc.rows)
+			meta := tripsMeta
+			if tc.nilMeta {
+				meta = nil
+			}
+			err = w.WriteNew(meta, 0, tc.keys, tc.rows)
 			if err == nil {
 				t.Fatal("WriteNew succeeded")
 			}

@@ -33,11 +33,10 @@ func sortRecords(all []record) (sorted []record, prefixes []uint64) {
 
 // precombineSorted returns one record per key of sorted (in key order,
 // records of one key in input order; prefixes as sortRecords returns them):
-// the one with the greatest value of the precombine column (an index in
-// the rows), and of those the last; without a precombine column (precombine
-// -1) the last. A failed
-// comparison is returned with the record it came up with: of several, the
-// one earliest in the input.
+// of the records of a key, the one with the greatest value in column
+// precombine of its row, and of those the last; without a precombine
+// column (precombine -1), the last. A failed comparison is returned with
+// the record it came up with: of several, the one earliest in the input.
 func precombineSorted(sorted []record, prefixes []uint64, precombine int) ([]*record, *record, error) {
 	kept := make([]*record, 0, len(sorted))
 	var (

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -288,7 +289,11 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 		isDeleted = schema.FieldIndex(IsDeletedColumn)
 	}
 	// Converting rows and computing keys is independent per row: it runs
-	// on every core. Precombining is then a pass in input order.
+	// on every core. The records are then sorted by key, and precombining
+	// is a pass over neighbours.
+	if len(in.Rows) > math.MaxInt32 {
+		return nil, nil, fmt.Errorf("%s: %d records in one write; at most %d", in.displayName(), len(in.Rows), math.MaxInt32)
+	}
 	all := make([]record, len(in.Rows))
 	err = parallelChunks(len(in.Rows), w.settings.Parallelism, func(lo, hi int) error {
 		parts := newPartitionCache(keygen)
