@@ -3,6 +3,7 @@ package write
 import (
 	"cmp"
 	"strings"
+	"sync"
 
 	"github.com/hoodie-dev/hoodie/internal/radix"
 )
@@ -21,11 +22,26 @@ func sortRecords(all []record) (sorted []record, prefixes []uint64) {
 	for i := range all {
 		entries[i] = radix.Entry[int32]{Prefix: radix.Prefix(all[i].key), Value: int32(i)}
 	}
-	radix.Sort(entries, make([]radix.Entry[int32], len(entries)), func(a, b int32) int {
-		return cmp.Or(strings.Compare(all[a].key, all[b].key), cmp.Compare(a, b))
-	})
+	byKey := func(a, b int32) int { return cmp.Or(strings.Compare(all[a].key, all[b].key), cmp.Compare(a, b)) }
+	tmp := make([]radix.Entry[int32], len(entries))
+	// The halves are sorted on two cores and merged into tmp.
+	half := len(entries) / 2
+	var wg sync.WaitGroup
+	wg.Go(func() { radix.Sort(entries[:half], tmp[:half], byKey) })
+	radix.Sort(entries[half:], tmp[half:], byKey)
+	wg.Wait()
+	merged, a, b := tmp[:0], entries[:half], entries[half:]
+	for len(a) > 0 && len(b) > 0 {
+		// On equal keys the first half's record, earlier in the input, goes first.
+		if b[0].Prefix < a[0].Prefix || b[0].Prefix == a[0].Prefix && byKey(b[0].Value, a[0].Value) < 0 {
+			merged, b = append(merged, b[0]), b[1:]
+		} else {
+			merged, a = append(merged, a[0]), a[1:]
+		}
+	}
+	merged = append(append(merged, a...), b...)
 	sorted, prefixes = make([]record, len(all)), make([]uint64, len(all))
-	for i, e := range entries {
+	for i, e := range merged {
 		sorted[i], prefixes[i] = all[e.Value], e.Prefix
 	}
 	return sorted, prefixes
