@@ -41,9 +41,14 @@ func sortRecords(all []record) (sorted []record, prefixes []uint64) {
 	}
 	merged = append(append(merged, a...), b...)
 	sorted, prefixes = make([]record, len(all)), make([]uint64, len(all))
-	for i, e := range merged {
-		sorted[i], prefixes[i] = all[e.Value], e.Prefix
+	gather := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			sorted[i], prefixes[i] = all[merged[i].Value], merged[i].Prefix
+		}
 	}
+	wg.Go(func() { gather(0, half) })
+	gather(half, len(merged))
+	wg.Wait()
 	return sorted, prefixes
 }
 
