@@ -5,7 +5,10 @@
 // comparisons would follow each key into memory.
 package radix
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // Entry is a value with the prefix it sorts by: the first eight bytes of
 // its key, big-endian, padded with zeros (see Prefix).
@@ -25,7 +28,10 @@ func Prefix(key string) uint64 {
 }
 
 // Sort sorts s by prefix, and entries of equal prefixes with cmp, which
-// must order them as their full keys do. tmp is scratch memory of at least
+// must order them as their full keys do. The radix passes go over the
+// prefix's high bytes only, as far as they tell apart about 16 times as
+// many values as there are entries; entries equal in those are then sorted
+// by comparison. tmp is scratch memory of at least
 // len(s) entries. The sort is stable: entries that cmp finds equal keep
 // their order.
 func Sort[T any](s, tmp []Entry[T], cmp func(a, b T) int) {
@@ -38,8 +44,16 @@ func Sort[T any](s, tmp []Entry[T], cmp func(a, b T) int) {
 	for _, e := range s {
 		differ |= e.Prefix ^ s[0].Prefix
 	}
+	// Nor do the low bytes, once the bytes above them tell apart many
+	// more values than there are entries: runs of entries equal in those
+	// are then rare and short, and sorted by comparison.
+	low, need := 64, bits.Len(uint(len(s)))+4
+	for low > 0 && need > 0 {
+		low -= 8
+		need -= bits.OnesCount64(differ >> low & 0xff)
+	}
 	src, dst := s, tmp[:len(s)]
-	for shift := 0; shift < 64; shift += 8 {
+	for shift := low; shift < 64; shift += 8 {
 		if differ>>shift&0xff == 0 {
 			continue
 		}
@@ -59,13 +73,22 @@ func Sort[T any](s, tmp []Entry[T], cmp func(a, b T) int) {
 		src, dst = dst, src
 	}
 	copy(s, src)
+	byKey := func(a, b Entry[T]) int {
+		if a.Prefix != b.Prefix {
+			if a.Prefix < b.Prefix {
+				return -1
+			}
+			return 1
+		}
+		return cmp(a.Value, b.Value)
+	}
 	for i := 0; i < len(s); {
 		j := i + 1
-		for j < len(s) && s[j].Prefix == s[i].Prefix {
+		for j < len(s) && s[j].Prefix>>low == s[i].Prefix>>low {
 			j++
 		}
 		if j-i > 1 {
-			slices.SortStableFunc(s[i:j], func(a, b Entry[T]) int { return cmp(a.Value, b.Value) })
+			slices.SortStableFunc(s[i:j], byKey)
 		}
 		i = j
 	}
