@@ -81,6 +81,7 @@ func (e *taskEnv) runTask(ctx context.Context, t *fileGroupTask, taskNo int) (re
 		return res, err
 	}
 	m := &merger{env: e, task: t, prev: prev, out: out, name: name, taskNo: taskNo}
+	m.meta = m.newRecordMeta()
 	if err := m.run(ctx); err != nil {
 		out.Abort()
 		return res, err
@@ -123,7 +124,7 @@ type merger struct {
 	puts                      []index.Put
 	dels                      []string
 	moves                     []*record
-	meta                      *storage.NewRecordMeta // of the records written; nil until the first
+	meta                      *storage.NewRecordMeta // of the records written
 	one                       struct {               // a record to write on its own
 		key [1]string
 		row [1][]any
@@ -138,9 +139,6 @@ func (m *merger) run(ctx context.Context) error {
 		}
 	}
 	// New records come in record-key order (see sortRecords).
-	if m.meta == nil {
-		m.meta = m.newRecordMeta()
-	}
 	loc := index.Location{PartitionPath: m.task.partition, FileID: m.task.fileID}
 	keys := make([]string, 0, insertChunk)
 	rows := make([][]any, 0, insertChunk)
@@ -181,9 +179,6 @@ func (m *merger) writeRecord(r *record) error {
 // writeValues writes one new version of the record of key, with fresh meta
 // fields.
 func (m *merger) writeValues(key string, row []any) error {
-	if m.meta == nil {
-		m.meta = m.newRecordMeta()
-	}
 	m.one.key[0], m.one.row[0] = key, row
 	if err := m.out.WriteNew(m.meta, m.seq, m.one.key[:], m.one.row[:]); err != nil {
 		return fmt.Errorf("write record %q to %s: %w", key, m.out.Path(), err)
