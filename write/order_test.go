@@ -1,10 +1,15 @@
 package write
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/storage"
 )
 
 // TestSortAndPrecombine checks that records come out in key order, one per
@@ -72,5 +77,34 @@ func TestPrecombineFailure(t *testing.T) {
 	_, failed, err := precombineSorted(sorted, prefixes, 0)
 	if err == nil || failed == nil || failed.pos != 2 {
 		t.Fatalf("failure %v on %+v, want one on the record at 2", err, failed)
+	}
+}
+
+// TestExistingKeysErrorNamesFirstRecords checks that an insert of existing
+// keys is refused naming how many and the first five in input order,
+// although the write handles records in key order.
+func TestExistingKeysErrorNamesFirstRecords(t *testing.T) {
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	gen := trips.NewGenerator(5)
+	existing := gen.Inserts(50)
+	tt.write(OpBulkInsert, tripsInput(existing))
+	// Seven existing keys among new ones, in decreasing key order.
+	again := slices.SortedFunc(slices.Values(existing[:7]), func(a, b trips.Trip) int { return strings.Compare(b.UUID, a.UUID) })
+	batch := append(gen.Inserts(3), again...)
+	_, err := tt.w.Write(t.Context(), OpInsert, tripsInput(batch))
+	if !errors.Is(err, ErrRefused) {
+		t.Fatalf("insert of existing keys: %v, want a refusal", err)
+	}
+	want := []string{"7 record(s)"}
+	for i, tr := range again[:5] {
+		want = append(want, fmt.Sprintf("%q (record %d)", tr.UUID, 4+i))
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not say %s", err, w)
+		}
+	}
+	if strings.Contains(err.Error(), again[5].UUID) {
+		t.Errorf("error %q names a sixth record", err)
 	}
 }

@@ -75,8 +75,7 @@ var ErrRefused = errors.New("write refused")
 
 // tagRecords looks the records' keys up in the index, which is at the
 // view's instant. A view without file groups holds no record, so the first
-// load of a table skips the lookups (for 1M keys, the sort alone takes a
-// third of a second) and returns nil: no record is found.
+// load of a table skips the lookups and returns nil: no record is found.
 func tagRecords(ctx context.Context, records []*record, view *read.View, idx *index.Index) ([]index.Match, error) {
 	if len(view.FileGroups()) == 0 {
 		return nil, nil
