@@ -112,10 +112,8 @@ func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, keys []
 		c.flat = append(c.flat, row...)
 	}
 	for i, n := range fields {
-		for r := range rows {
-			if err := c.add(n, c.flat[r*len(fields)+i]); err != nil {
-				return w.newRecordError(keys, r, err)
-			}
+		if r, err := c.addField(n, i, len(fields), len(rows)); err != nil {
+			return w.newRecordError(keys, r, err)
 		}
 	}
 	for i, col := range w.pw.ColumnWriters() {
@@ -169,6 +167,52 @@ func (c *newColumns) addMeta(plan *rowPlan, meta *NewRecordMeta, firstSeqNo int6
 		c.values[partitionPathColumn] = append(c.values[partitionPathColumn], partition)
 		c.values[fileNameColumn] = append(c.values[fileNameColumn], fileName)
 	}
+}
+
+// addField appends the values of field n, at index i of each of the
+// chunk's rows of stride values in c.flat, to their columns, and on error
+// returns the row that failed. Strings, longs and doubles are converted in
+// a loop of their own; anything else goes through add.
+func (c *newColumns) addField(n *valueNode, i, stride, rows int) (int, error) {
+	if n.kind != leafValue {
+		for r := range rows {
+			if err := c.add(n, c.flat[r*stride+i]); err != nil {
+				return r, err
+			}
+		}
+		return 0, nil
+	}
+	col := c.values[n.first]
+	for r := range rows {
+		v := c.flat[r*stride+i]
+		pv, ok := plainValue(n.leaf.codec, v)
+		if !ok {
+			c.values[n.first] = col
+			if err := c.add(n, v); err != nil {
+				return r, err
+			}
+			col = c.values[n.first]
+			continue
+		}
+		col = append(col, pv.Level(0, n.def, n.first))
+	}
+	c.values[n.first] = col
+	return 0, nil
+}
+
+// plainValue returns the Parquet value of v for a leaf column of codec when
+// v is a string, long or double that codec takes as it is, and false for
+// anything else (which encode handles, checks and reports).
+func plainValue(codec codec, v any) (parquet.Value, bool) {
+	switch v := v.(type) {
+	case string:
+		return parquet.ByteArrayValue(stringBytes(v)), codec == codecString
+	case int64:
+		return parquet.Int64Value(v), codec == codecInt64
+	case float64:
+		return parquet.DoubleValue(v), codec == codecDouble
+	}
+	return parquet.Value{}, false
 }
 
 // add appends the Parquet values of v, a value of the field n, to their
