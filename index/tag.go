@@ -15,8 +15,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/radix"
 )
 
-// minShardKeys is the fewest keys a Tag goroutine (a walker, or a half of
-// the parallel sort) is given: below it, a second goroutine costs more than
+// minShardKeys is the fewest keys a Tag goroutine (a walker, or a share of
+// the key encoding) is given: below it, a second goroutine costs more than
 // it saves.
 const minShardKeys = 16 << 10
 
@@ -130,7 +130,14 @@ func sortKeys(keys []string, workers int) *tagKeys {
 			shared--
 		}
 	}
-	tk.sortRange(shared, 0, tk.sorted, make([]keyHead, n), workers)
+	inParallel(n, workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var b [8]byte
+			copy(b[:], tk.key(uint32(i))[shared:])
+			tk.sorted[i] = keyHead{Prefix: binary.BigEndian.Uint64(b[:]), Value: uint32(i)}
+		}
+	})
+	radix.SortParallel(tk.sorted, make([]keyHead, n), tk.comparePos, workers)
 	return tk
 }
 
@@ -144,49 +151,6 @@ func inParallel(n, workers int, fn func(lo, hi int)) {
 	}
 	fn(0, n/w)
 	wg.Wait()
-}
-
-// sortRange sets s to the heads of the keys first to first+len(s)-1, whose Pebble
-// keys all share their first shared bytes, and sorts s, using tmp, a slice of
-// the same length, as scratch space. When s is large and there are workers to
-// spare, it sorts the halves of s concurrently and merges them.
-func (tk *tagKeys) sortRange(shared, first int, s, tmp []keyHead, workers int) {
-	if workers < 2 || len(s) < 2*minShardKeys {
-		for i := range s {
-			pos := uint32(first + i)
-			var b [8]byte
-			copy(b[:], tk.key(pos)[shared:])
-			s[i] = keyHead{Prefix: binary.BigEndian.Uint64(b[:]), Value: pos}
-		}
-		radix.Sort(s, tmp, tk.comparePos)
-		return
-	}
-	mid := len(s) / 2
-	var wg sync.WaitGroup
-	wg.Go(func() { tk.sortRange(shared, first, s[:mid], tmp[:mid], workers/2) })
-	tk.sortRange(shared, first+mid, s[mid:], tmp[mid:], workers-workers/2)
-	wg.Wait()
-	a, b, out := s[:mid], s[mid:], tmp[:0]
-	for len(a) > 0 && len(b) > 0 {
-		if tk.compare(b[0], a[0]) < 0 {
-			out, b = append(out, b[0]), b[1:]
-		} else {
-			out, a = append(out, a[0]), a[1:]
-		}
-	}
-	out = append(append(out, a...), b...)
-	copy(s, out)
-}
-
-// compare orders a and b by key.
-func (tk *tagKeys) compare(a, b keyHead) int {
-	if a.Prefix != b.Prefix {
-		if a.Prefix < b.Prefix {
-			return -1
-		}
-		return 1
-	}
-	return tk.comparePos(a.Value, b.Value)
 }
 
 // comparePos orders the keys at positions a and b.

@@ -3,7 +3,6 @@ package write
 import (
 	"cmp"
 	"strings"
-	"sync"
 
 	"github.com/hoodie-dev/hoodie/internal/radix"
 )
@@ -17,38 +16,22 @@ import (
 // The records are copied in their new order: every later pass over them
 // (precombining, planning, writing) then reads memory in sequence instead
 // of jumping around the input, which on 1M records costs a cache miss each.
-func sortRecords(all []record) (sorted []record, prefixes []uint64) {
+// Sorting and copying use up to workers goroutines.
+func sortRecords(all []record, workers int) (sorted []record, prefixes []uint64) {
 	entries := make([]radix.Entry[int32], len(all))
 	for i := range all {
 		entries[i] = radix.Entry[int32]{Prefix: radix.Prefix(all[i].key), Value: int32(i)}
 	}
-	byKey := func(a, b int32) int { return cmp.Or(strings.Compare(all[a].key, all[b].key), cmp.Compare(a, b)) }
-	tmp := make([]radix.Entry[int32], len(entries))
-	// The halves are sorted on two cores and merged into tmp.
-	half := len(entries) / 2
-	var wg sync.WaitGroup
-	wg.Go(func() { radix.Sort(entries[:half], tmp[:half], byKey) })
-	radix.Sort(entries[half:], tmp[half:], byKey)
-	wg.Wait()
-	merged, a, b := tmp[:0], entries[:half], entries[half:]
-	for len(a) > 0 && len(b) > 0 {
-		// On equal keys the first half's record, earlier in the input, goes first.
-		if b[0].Prefix < a[0].Prefix || b[0].Prefix == a[0].Prefix && byKey(b[0].Value, a[0].Value) < 0 {
-			merged, b = append(merged, b[0]), b[1:]
-		} else {
-			merged, a = append(merged, a[0]), a[1:]
-		}
-	}
-	merged = append(append(merged, a...), b...)
+	radix.SortParallel(entries, make([]radix.Entry[int32], len(entries)), func(a, b int32) int {
+		return cmp.Or(strings.Compare(all[a].key, all[b].key), cmp.Compare(a, b))
+	}, workers)
 	sorted, prefixes = make([]record, len(all)), make([]uint64, len(all))
-	gather := func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			sorted[i], prefixes[i] = all[merged[i].Value], merged[i].Prefix
+	parallelChunks(len(entries), workers, func(lo, hi int) error {
+		for i, e := range entries[lo:hi] {
+			sorted[lo+i], prefixes[lo+i] = all[e.Value], e.Prefix
 		}
-	}
-	wg.Go(func() { gather(0, half) })
-	gather(half, len(merged))
-	wg.Wait()
+		return nil
+	})
 	return sorted, prefixes
 }
 

@@ -40,7 +40,7 @@ func TestSortAndPrecombine(t *testing.T) {
 	}
 	for _, precombine := range []int{-1, 1} {
 		t.Run(fmt.Sprint("precombine column ", precombine), func(t *testing.T) {
-			sorted, prefixes := sortRecords(all)
+			sorted, prefixes := sortRecords(all, 2)
 			kept, failed, err := precombineSorted(sorted, prefixes, precombine)
 			if err != nil || failed != nil {
 				t.Fatalf("precombine failed on %v: %v", failed, err)
@@ -73,7 +73,7 @@ func TestPrecombineFailure(t *testing.T) {
 		{key: "b", row: []any{"text"}, pos: 2},
 		{key: "a", row: []any{"text"}, pos: 3},
 	}
-	sorted, prefixes := sortRecords(all)
+	sorted, prefixes := sortRecords(all, 2)
 	_, failed, err := precombineSorted(sorted, prefixes, 0)
 	if err == nil || failed == nil || failed.pos != 2 {
 		t.Fatalf("failure %v on %+v, want one on the record at 2", err, failed)

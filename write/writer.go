@@ -324,7 +324,7 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 	if err != nil {
 		return nil, nil, err
 	}
-	sorted, prefixes := sortRecords(all)
+	sorted, prefixes := sortRecords(all, w.settings.Parallelism)
 	records, failed, err := precombineSorted(sorted, prefixes, precombine)
 	if err != nil {
 		return nil, nil, in.recordError(int(failed.pos), failed.key, err)

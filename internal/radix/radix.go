@@ -8,6 +8,7 @@ package radix
 import (
 	"math/bits"
 	"slices"
+	"sync"
 )
 
 // Entry is a value with the prefix it sorts by: the first eight bytes of
@@ -31,9 +32,8 @@ func Prefix(key string) uint64 {
 // must order them as their full keys do. The radix passes go over the
 // prefix's high bytes only, as far as they tell apart about 16 times as
 // many values as there are entries; entries equal in those are then sorted
-// by comparison. tmp is scratch memory of at least
-// len(s) entries. The sort is stable: entries that cmp finds equal keep
-// their order.
+// by comparison. tmp is scratch memory of at least len(s) entries. The
+// sort is stable: entries that cmp finds equal keep their order.
 func Sort[T any](s, tmp []Entry[T], cmp func(a, b T) int) {
 	if len(s) < 2 {
 		return
@@ -92,4 +92,32 @@ func Sort[T any](s, tmp []Entry[T], cmp func(a, b T) int) {
 		}
 		i = j
 	}
+}
+
+// minParallel is the fewest entries SortParallel gives a goroutine.
+const minParallel = 1 << 14
+
+// SortParallel sorts s as Sort does, on up to workers goroutines: the two
+// halves are sorted concurrently (each on half the workers) and merged. It
+// is stable too: of equal entries, those of the first half go first.
+func SortParallel[T any](s, tmp []Entry[T], cmp func(a, b T) int, workers int) {
+	if workers < 2 || len(s) < 2*minParallel {
+		Sort(s, tmp, cmp)
+		return
+	}
+	mid := len(s) / 2
+	var wg sync.WaitGroup
+	wg.Go(func() { SortParallel(s[:mid], tmp[:mid], cmp, workers/2) })
+	SortParallel(s[mid:], tmp[mid:], cmp, workers-workers/2)
+	wg.Wait()
+	a, b, out := s[:mid], s[mid:], tmp[:0]
+	for len(a) > 0 && len(b) > 0 {
+		if b[0].Prefix < a[0].Prefix || b[0].Prefix == a[0].Prefix && cmp(b[0].Value, a[0].Value) < 0 {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	out = append(append(out, a...), b...)
+	copy(s, out)
 }

@@ -19,11 +19,16 @@ func compareKeys(a, b item) int { return strings.Compare(a.key, b.key) }
 
 // sortItems sorts items with Sort and returns them.
 func sortItems(items []item) []item {
+	return sortItemsWith(items, func(s, tmp []Entry[item]) { Sort(s, tmp, compareKeys) })
+}
+
+// sortItemsWith sorts items with sort and returns them.
+func sortItemsWith(items []item, sort func(s, tmp []Entry[item])) []item {
 	entries := make([]Entry[item], len(items))
 	for i, it := range items {
 		entries[i] = Entry[item]{Prefix: Prefix(it.key), Value: it}
 	}
-	Sort(entries, make([]Entry[item], len(entries)), compareKeys)
+	sort(entries, make([]Entry[item], len(entries)))
 	out := make([]item, len(entries))
 	for i, e := range entries {
 		out[i] = e.Value
@@ -59,14 +64,19 @@ func TestSort(t *testing.T) {
 		"all equal": func(int) string { return "same key" },
 	}
 	for name, gen := range gens {
-		for _, n := range []int{0, 1, 2, 17, 1000, 20000} {
+		for _, n := range []int{0, 1, 2, 17, 1000, 20000, 3*minParallel + 5} {
 			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
 				items := make([]item, n)
 				for i := range items {
 					items[i] = item{key: gen(i), pos: i}
 				}
-				if got, want := sortItems(items), want(items); !slices.Equal(got, want) {
+				want := want(items)
+				if got := sortItems(items); !slices.Equal(got, want) {
 					t.Fatalf("sorted %d keys wrongly: first keys %v, want %v", n, got[:min(5, n)], want[:min(5, n)])
+				}
+				parallel := sortItemsWith(items, func(s, tmp []Entry[item]) { SortParallel(s, tmp, compareKeys, 3) })
+				if !slices.Equal(parallel, want) {
+					t.Fatalf("SortParallel sorted %d keys wrongly: first keys %v, want %v", n, parallel[:min(5, n)], want[:min(5, n)])
 				}
 			})
 		}
