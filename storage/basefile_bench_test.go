@@ -220,7 +220,7 @@ func BenchmarkBaseFileCarry(b *testing.B) {
 		b.ReportMetric(float64(b.N*numRows)/b.Elapsed().Seconds(), "rows/s")
 	}
 	b.Run("rows", func(b *testing.B) {
-		fileName := parquet.ByteArrayValue([]byte(name)).Level(0, 1, fileNameColumn)
+		fileName := parquet.ByteArrayValue([]byte(name)).Level(0, 1, MetaFileNamePos)
 		run(b, func(w *BaseFileWriter) error {
 			rows := src.Rows(ctx)
 			defer rows.Close()
@@ -229,8 +229,8 @@ func BenchmarkBaseFileCarry(b *testing.B) {
 				n, err := rows.ReadRows(batch)
 				carried := batch[:0]
 				for _, row := range batch[:n] {
-					if !take(rowKey(row)) {
-						row[fileNameColumn] = fileName
+					if !take(RowRecordKey(row)) {
+						row[MetaFileNamePos] = fileName
 						carried = append(carried, row)
 					}
 				}

@@ -35,8 +35,8 @@ func (w *BaseFileWriter) CarryRowGroup(rowGroup parquet.RowGroup, fileName strin
 	err := catchPanic(func() error {
 		schema, columns := w.pw.Schema(), w.pw.ColumnWriters()
 		// The keys decide which rows are taken, so their column goes first.
-		if err := w.copyKeys(&c, columns[recordKeyColumn], rowGroup, take); err != nil {
-			return fmt.Errorf("column %d: %w", recordKeyColumn, err)
+		if err := w.copyKeys(&c, columns[MetaRecordKeyPos], rowGroup, take); err != nil {
+			return fmt.Errorf("column %d: %w", MetaRecordKeyPos, err)
 		}
 		for i, path := range schema.Columns() {
 			if err := w.ctx.Err(); err != nil {
@@ -45,11 +45,11 @@ func (w *BaseFileWriter) CarryRowGroup(rowGroup parquet.RowGroup, fileName strin
 			dst, src := columns[i], rowGroup.ColumnChunks()[i]
 			var err error
 			switch leaf, _ := schema.Lookup(path...); {
-			case i == recordKeyColumn:
+			case i == MetaRecordKeyPos:
 				for j, key := range c.takenKeys {
 					c.taken[j] = append(c.taken[j], key)
 				}
-			case i == fileNameColumn:
+			case i == MetaFileNamePos:
 				err = c.fill(dst, parquet.ByteArrayValue([]byte(fileName)).Level(0, leaf.MaxDefinitionLevel, i))
 			case leaf.MaxRepetitionLevel == 0:
 				err = c.copyFlat(dst, src)
@@ -85,7 +85,7 @@ func (w *BaseFileWriter) copyKeys(c *rowGroupCarry, dst *parquet.ColumnWriter, r
 	c.buf = make([]parquet.Value, carryBatch)
 	write := rowWriter(dst)
 	var row int64
-	err := c.eachBatch(rowGroup.ColumnChunks()[recordKeyColumn], func(batch []parquet.Value) error {
+	err := c.eachBatch(rowGroup.ColumnChunks()[MetaRecordKeyPos], func(batch []parquet.Value) error {
 		run := 0 // start of the values not written yet
 		for i, v := range batch {
 			key := v.ByteArray()

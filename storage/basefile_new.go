@@ -153,19 +153,19 @@ func (c *newColumns) addMeta(plan *rowPlan, meta *NewRecordMeta, firstSeqNo int6
 		n := plan.fields[field]
 		return parquet.ByteArrayValue(stringBytes(s)).Level(0, n.def, n.first)
 	}
-	commitTime := constant(commitTimeColumn, meta.CommitTime)
-	partition := constant(partitionPathColumn, meta.PartitionPath)
-	fileName := constant(fileNameColumn, meta.FileName)
-	seqNode, keyNode := plan.fields[seqNoColumn], plan.fields[recordKeyColumn]
+	commitTime := constant(MetaCommitTimePos, meta.CommitTime)
+	partition := constant(MetaPartitionPathPos, meta.PartitionPath)
+	fileName := constant(MetaFileNamePos, meta.FileName)
+	seqNode, keyNode := plan.fields[MetaSeqNoPos], plan.fields[MetaRecordKeyPos]
 	start := 0
 	for i, key := range keys {
 		seqNo := parquet.ByteArrayValue(c.seqNos[start:ends[i]:ends[i]]).Level(0, seqNode.def, seqNode.first)
 		start = ends[i]
-		c.values[commitTimeColumn] = append(c.values[commitTimeColumn], commitTime)
-		c.values[seqNoColumn] = append(c.values[seqNoColumn], seqNo)
-		c.values[recordKeyColumn] = append(c.values[recordKeyColumn], parquet.ByteArrayValue(stringBytes(key)).Level(0, keyNode.def, keyNode.first))
-		c.values[partitionPathColumn] = append(c.values[partitionPathColumn], partition)
-		c.values[fileNameColumn] = append(c.values[fileNameColumn], fileName)
+		c.values[MetaCommitTimePos] = append(c.values[MetaCommitTimePos], commitTime)
+		c.values[MetaSeqNoPos] = append(c.values[MetaSeqNoPos], seqNo)
+		c.values[MetaRecordKeyPos] = append(c.values[MetaRecordKeyPos], parquet.ByteArrayValue(stringBytes(key)).Level(0, keyNode.def, keyNode.first))
+		c.values[MetaPartitionPathPos] = append(c.values[MetaPartitionPathPos], partition)
+		c.values[MetaFileNamePos] = append(c.values[MetaFileNamePos], fileName)
 	}
 }
 

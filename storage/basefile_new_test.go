@@ -11,7 +11,7 @@ import (
 // the keys and data rows WriteNew takes.
 func newRecordsOf(rows [][]any) (keys []string, data [][]any) {
 	for _, row := range rows {
-		keys = append(keys, row[recordKeyColumn].(string))
+		keys = append(keys, row[MetaRecordKeyPos].(string))
 		data = append(data, row[NumMetaFields:])
 	}
 	return keys, data
@@ -26,7 +26,7 @@ func manyTripsRows(t *testing.T, n int) [][]any {
 	for i := range rows {
 		row := append([]any(nil), base[i%len(base)]...)
 		key := fmt.Sprintf("key-%06d", i)
-		row[seqNoColumn], row[recordKeyColumn] = tripsMeta.SeqNoPrefix+strconv.Itoa(i), key
+		row[MetaSeqNoPos], row[MetaRecordKeyPos] = tripsMeta.SeqNoPrefix+strconv.Itoa(i), key
 		rows[i] = row
 	}
 	return rows

@@ -337,13 +337,13 @@ func (w *BaseFileWriter) writeRows(rows []parquet.Row, bloom bool) (int, error) 
 		return 0, err
 	}
 	for i, row := range rows {
-		if w.keyed && len(rowKey(row)) == 0 {
+		if w.keyed && len(RowRecordKey(row)) == 0 {
 			return 0, fmt.Errorf("storage: base file %q: row %d of the batch: no %s value of column 2, or an empty one", w.path, i, MetaRecordKey)
 		}
 	}
 	n, err := w.pw.WriteRows(rows)
 	for _, row := range rows[:n] {
-		w.addKey(unsafeString(rowKey(row)), bloom)
+		w.addKey(unsafeString(RowRecordKey(row)), bloom)
 	}
 	if err != nil {
 		return n, w.fail(err)
@@ -351,13 +351,14 @@ func (w *BaseFileWriter) writeRows(rows []parquet.Row, bloom bool) (int, error) 
 	return n, w.checkRowGroup()
 }
 
-// rowKey returns the record key bytes of a Parquet row: the meta fields are
-// the first five leaf columns, each holding one value.
-func rowKey(row parquet.Row) []byte {
-	if len(row) <= recordKeyColumn || row[recordKeyColumn].Column() != recordKeyColumn || row[recordKeyColumn].IsNull() {
+// RowRecordKey returns the _hoodie_record_key of a Parquet row with meta
+// fields, without copying: the bytes belong to the row. It returns nil when
+// the row has no such value.
+func RowRecordKey(row parquet.Row) []byte {
+	if len(row) <= MetaRecordKeyPos || row[MetaRecordKeyPos].Column() != MetaRecordKeyPos || row[MetaRecordKeyPos].IsNull() {
 		return nil
 	}
-	return row[recordKeyColumn].ByteArray()
+	return row[MetaRecordKeyPos].ByteArray()
 }
 
 // unsafeString returns b as a string without copying; it must not outlive b

@@ -28,14 +28,15 @@ var MetaFieldNames = [...]string{MetaCommitTime, MetaCommitSeqNo, MetaRecordKey,
 // NumMetaFields is the number of Hudi meta fields.
 const NumMetaFields = len(MetaFieldNames)
 
-// Positions of the meta fields in a row with meta fields, which are also
-// their leaf columns: the meta fields come first and are flat.
+// Positions of the meta fields in a row with meta fields (see
+// MetaFieldNames). Being first and flat, the meta fields' positions are also
+// their leaf columns in Parquet rows.
 const (
-	commitTimeColumn = iota
-	seqNoColumn
-	recordKeyColumn
-	partitionPathColumn
-	fileNameColumn
+	MetaCommitTimePos = iota
+	MetaSeqNoPos
+	MetaRecordKeyPos
+	MetaPartitionPathPos
+	MetaFileNamePos
 )
 
 // IsMetaField reports whether name is one of the five Hudi meta fields.

@@ -15,13 +15,6 @@ import (
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
-// Positions of the meta fields the merger reads or sets in a stored row
-// with meta fields (see storage.MetaFieldNames).
-const (
-	metaRecordKey = 2
-	metaFileName  = 4
-)
-
 // taskResult is what writing one base file produced.
 type taskResult struct {
 	stat  timeline.WriteStat
@@ -220,7 +213,7 @@ func (m *merger) mergeExisting(ctx context.Context) error {
 		}
 		carry = carry[:0]
 		for _, row := range rows {
-			in, moved := m.work(rowKey(row))
+			in, moved := m.work(storage.RowRecordKey(row))
 			stored, err := prev.DecodeRow(row)
 			if err != nil {
 				return err
@@ -303,7 +296,7 @@ func (m *merger) mergeConverted(ctx context.Context, conv *rowConverter) error {
 // unchanged.
 func (m *merger) writeStored(key []byte, stored []any) error {
 	if m.env.keys == nil {
-		stored[metaFileName] = m.name
+		stored[storage.MetaFileNamePos] = m.name
 	}
 	if err := m.out.WriteRow(stored); err != nil {
 		return fmt.Errorf("carry record %q into %s: %w", key, m.out.Path(), err)
@@ -362,15 +355,6 @@ func (m *merger) apply(in *record, moved bool, stored []any, keepStored func() e
 	return m.writeRecord(in)
 }
 
-// rowKey returns the record key of a row with meta fields, without copying:
-// the bytes belong to the row.
-func rowKey(row parquet.Row) []byte {
-	if len(row) <= metaRecordKey || row[metaRecordKey].IsNull() {
-		return nil
-	}
-	return row[metaRecordKey].ByteArray()
-}
-
 // storedKey returns the record key of a stored row: its _hoodie_record_key,
 // without copying (the bytes belong to the row), or in a table without meta
 // fields the key the values of the row, stored, make.
@@ -382,7 +366,7 @@ func (m *merger) storedKey(row parquet.Row, stored []any) ([]byte, error) {
 		}
 		return []byte(key), nil
 	}
-	key := rowKey(row)
+	key := storage.RowRecordKey(row)
 	if len(key) == 0 {
 		return nil, fmt.Errorf("base file %s: a row has no %s", m.task.prev.Path, storage.MetaRecordKey)
 	}

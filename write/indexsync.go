@@ -188,7 +188,7 @@ func readRecordKeys(ctx context.Context, fsys storage.FS, path string) ([]string
 	keys := make([]string, 0, bf.NumRows())
 	values := make([]parquet.Value, 4096)
 	for _, rg := range bf.RowGroups() {
-		pages := rg.ColumnChunks()[metaRecordKey].Pages()
+		pages := rg.ColumnChunks()[storage.MetaRecordKeyPos].Pages()
 		for {
 			page, err := pages.ReadPage()
 			if err == io.EOF {
