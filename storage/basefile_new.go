@@ -22,6 +22,26 @@ type NewRecordMeta struct {
 	FileName      string
 }
 
+// NewRecordError is the error WriteNew returns about one of its records.
+// The writer has failed with it.
+type NewRecordError struct {
+	// Index is the record's index in the rows given to WriteNew.
+	Index int
+	// Key is the record's key, "" when WriteNew was given no keys.
+	Key string
+	Err error
+}
+
+func (e *NewRecordError) Error() string {
+	if e.Key != "" {
+		return fmt.Sprintf("new record %d (key %q): %v", e.Index, e.Key, e.Err)
+	}
+	return fmt.Sprintf("new record %d: %v", e.Index, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *NewRecordError) Unwrap() error { return e.Err }
+
 // newRecordsChunk is how many records WriteNew turns into column values at
 // once. A chunk goes into each column in one call, so a page may exceed the
 // page size by a chunk's values: 1,024 keys of 36 bytes are 37 KB.
@@ -47,7 +67,7 @@ type newColumns struct {
 // It does what WriteRow does for each record, at a fraction of the cost:
 // the values go into each column's buffer a chunk at a time, without being
 // assembled into Parquet rows and taken apart again. An error names the
-// record and the field; any error is final: call Abort.
+// record (a *NewRecordError) and the field; any error is final: call Abort.
 func (w *BaseFileWriter) WriteNew(meta *NewRecordMeta, firstSeqNo int64, keys []string, rows [][]any) error {
 	if err := w.usable(); err != nil {
 		return err
@@ -71,7 +91,7 @@ func (w *BaseFileWriter) WriteNew(meta *NewRecordMeta, firstSeqNo int64, keys []
 		if keys != nil {
 			chunkKeys = keys[start:end]
 		}
-		if err := w.newChunk(meta, firstSeqNo+int64(start), chunkKeys, rows[start:end]); err != nil {
+		if err := w.newChunk(meta, firstSeqNo, start, chunkKeys, rows[start:end]); err != nil {
 			return w.fail(err)
 		}
 		if err := w.checkRowGroup(); err != nil {
@@ -81,8 +101,9 @@ func (w *BaseFileWriter) WriteNew(meta *NewRecordMeta, firstSeqNo int64, keys []
 	return nil
 }
 
-// newChunk writes one chunk of WriteNew.
-func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, keys []string, rows [][]any) error {
+// newChunk writes the records of WriteNew from index first on, keys and
+// rows.
+func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, first int, keys []string, rows [][]any) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
@@ -94,10 +115,10 @@ func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, keys []
 	if w.keyed {
 		for r, key := range keys {
 			if key == "" {
-				return w.newRecordError(keys, r, fmt.Errorf("field %s must be a non-empty string", MetaRecordKey))
+				return newRecordError(first, keys, r, fmt.Errorf("field %s must be a non-empty string", MetaRecordKey))
 			}
 		}
-		c.addMeta(w.plan, meta, firstSeqNo, keys)
+		c.addMeta(w.plan, meta, firstSeqNo+int64(first), keys)
 		fields = fields[NumMetaFields:]
 	}
 	// The values are first copied out of the rows, then taken a field at a
@@ -107,13 +128,13 @@ func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, keys []
 	c.flat = c.flat[:0]
 	for r, row := range rows {
 		if len(row) != len(fields) {
-			return w.newRecordError(keys, r, fmt.Errorf("storage: row has %d values, the schema %d data fields", len(row), len(fields)))
+			return newRecordError(first, keys, r, fmt.Errorf("storage: row has %d values, the schema %d data fields", len(row), len(fields)))
 		}
 		c.flat = append(c.flat, row...)
 	}
 	for i, n := range fields {
 		if r, err := c.addField(n, i, len(fields), len(rows)); err != nil {
-			return w.newRecordError(keys, r, err)
+			return newRecordError(first, keys, r, err)
 		}
 	}
 	for i, col := range w.pw.ColumnWriters() {
@@ -131,12 +152,14 @@ func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, keys []
 	return nil
 }
 
-// newRecordError names record r of a chunk in err.
-func (w *BaseFileWriter) newRecordError(keys []string, r int, err error) error {
+// newRecordError is err about record r of the chunk of keys whose first
+// record is WriteNew's record first.
+func newRecordError(first int, keys []string, r int, err error) error {
+	e := &NewRecordError{Index: first + r, Err: err}
 	if keys != nil {
-		return fmt.Errorf("row %d (key %q): %w", w.numRows+int64(r), keys[r], err)
+		e.Key = keys[r]
 	}
-	return fmt.Errorf("row %d: %w", w.numRows+int64(r), err)
+	return e
 }
 
 // addMeta appends the meta fields of a chunk of new records with keys, all

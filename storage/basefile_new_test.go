@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -125,6 +126,9 @@ func TestBaseFileWriteNewErrors(t *testing.T) {
 	keys, rows := newRecordsOf(tripsRows(t))
 	badValue := append([]any(nil), rows[1]...)
 	badValue[1] = int64(7) // rider is a string
+	many := manyTripsRows(t, 2*newRecordsChunk)
+	manyKeys, manyRows := newRecordsOf(many)
+	manyRows[newRecordsChunk+5] = badValue
 	cases := []struct {
 		name    string
 		keys    []string
@@ -132,21 +136,24 @@ func TestBaseFileWriteNewErrors(t *testing.T) {
 		nilMeta bool
 		noMeta  bool // a writer without meta fields: keys only name records
 		want    []string
+		index   int // the NewRecordError's index; -1 when there is none
 	}{
 		{name: "a value of the wrong type", keys: keys, rows: [][]any{rows[0], badValue, rows[2]},
-			want: []string{`row 1 (key "2")`, `field "rider"`, "int64"}},
+			want: []string{`new record 1 (key "2")`, `field "rider"`, "int64"}, index: 1},
+		{name: "a bad value in the second chunk", keys: manyKeys, rows: manyRows,
+			want: []string{fmt.Sprintf("new record %d (key %q)", newRecordsChunk+5, manyKeys[newRecordsChunk+5]), `field "rider"`}, index: newRecordsChunk + 5},
 		{name: "a null in a non-null field", keys: keys[:1], rows: [][]any{append([]any{nil}, rows[0][1:]...)},
-			want: []string{`row 0 (key "1")`, `field "id"`, "null"}},
+			want: []string{`new record 0 (key "1")`, `field "id"`, "null"}},
 		{name: "too few values", keys: keys[:1], rows: [][]any{rows[0][:3]},
-			want: []string{`row 0 (key "1")`, "3 values"}},
+			want: []string{`new record 0 (key "1")`, "3 values"}},
 		{name: "an empty key", keys: []string{"1", ""}, rows: rows[:2],
-			want: []string{`row 1 (key "")`, MetaRecordKey}},
+			want: []string{`new record 1:`, MetaRecordKey}, index: 1},
 		{name: "no meta fields given", keys: keys, rows: rows, nilMeta: true,
-			want: []string{"no meta fields given"}},
+			want: []string{"no meta fields given"}, index: -1},
 		{name: "a bad value in a file without meta fields", keys: keys[:2], rows: [][]any{rows[0], badValue}, nilMeta: true, noMeta: true,
-			want: []string{`row 1 (key "2")`, `field "rider"`}},
+			want: []string{`new record 1 (key "2")`, `field "rider"`}, index: 1},
 		{name: "keys and rows differ in number", keys: keys[:2], rows: rows,
-			want: []string{"2 keys for 3 rows"}},
+			want: []string{"2 keys for 3 rows"}, index: -1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,6 +174,10 @@ func TestBaseFileWriteNewErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not say %q", err, want)
 				}
+			}
+			var re *NewRecordError
+			if got := errors.As(err, &re); got != (tc.index >= 0) || got && re.Index != tc.index {
+				t.Errorf("error %q: a NewRecordError %v (%+v), want one at index %d", err, got, re, tc.index)
 			}
 			// The error is final: the file cannot be completed and is gone.
 			if _, err := w.Close(); err == nil {

@@ -19,6 +19,7 @@ import (
 type commit struct {
 	w                  *Writer
 	op                 Operation
+	in                 *Input
 	tl                 *timeline.Timeline
 	view               *read.View
 	schema             *storage.Schema
@@ -104,7 +105,7 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 }
 
 func (c *commit) taskEnv() (*taskEnv, error) {
-	env := &taskEnv{w: c.w, op: c.op, instant: c.instant.Time, schema: c.schema, fileSchema: c.schema, precombine: -1}
+	env := &taskEnv{w: c.w, op: c.op, in: c.in, instant: c.instant.Time, schema: c.schema, fileSchema: c.schema, precombine: -1}
 	if c.w.cfg.PopulateMetaFields {
 		env.fileSchema = c.schema.WithMetaFields()
 	} else {

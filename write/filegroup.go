@@ -2,6 +2,7 @@ package write
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -30,6 +31,7 @@ type taskResult struct {
 type taskEnv struct {
 	w       *Writer
 	op      Operation
+	in      *Input // names records in errors
 	instant string
 	// schema is the table schema after this write, without meta fields, and
 	// fileSchema the schema of every file written: the same with the meta
@@ -142,7 +144,7 @@ func (m *merger) run(ctx context.Context) error {
 			m.puts = append(m.puts, index.Put{Key: r.key, Location: loc})
 		}
 		if err := m.out.WriteNew(m.meta, m.seq, keys, rows); err != nil {
-			return fmt.Errorf("write new records to %s: %w", m.out.Path(), err)
+			return m.env.inputError(m.task.inserts[start:], err)
 		}
 		m.seq += int64(len(rows))
 		m.inserts += int64(len(rows))
@@ -166,18 +168,29 @@ func (m *merger) newRecordMeta() *storage.NewRecordMeta {
 
 // writeRecord writes an incoming record with fresh meta fields.
 func (m *merger) writeRecord(r *record) error {
-	return m.writeValues(r.key, r.row)
+	return m.writeValues(r, r.row)
 }
 
-// writeValues writes one new version of the record of key, with fresh meta
-// fields.
-func (m *merger) writeValues(key string, row []any) error {
-	m.one.key[0], m.one.row[0] = key, row
+// writeValues writes row as the new version of the incoming record r, with
+// fresh meta fields.
+func (m *merger) writeValues(r *record, row []any) error {
+	m.one.key[0], m.one.row[0] = r.key, row
 	if err := m.out.WriteNew(m.meta, m.seq, m.one.key[:], m.one.row[:]); err != nil {
-		return fmt.Errorf("write record %q to %s: %w", key, m.out.Path(), err)
+		return m.env.inputError([]*record{r}, err)
 	}
 	m.seq++
 	return nil
+}
+
+// inputError returns err, from WriteNew with records, as the input's error
+// about the record it names, if it names one.
+func (e *taskEnv) inputError(records []*record, err error) error {
+	var re *storage.NewRecordError
+	if errors.As(err, &re) && re.Index < len(records) {
+		r := records[re.Index]
+		return e.in.recordError(int(r.pos), r.key, re.Err)
+	}
+	return err
 }
 
 // mergeExisting streams the previous version's rows: rows without work are
@@ -321,7 +334,7 @@ func (m *merger) apply(in *record, moved bool, stored []any, keepStored func() e
 			}
 		}
 		m.updates++
-		return m.writeValues(in.key, soft)
+		return m.writeValues(in, soft)
 	}
 	// Upsert: the merge mode decides whether the incoming record wins.
 	if m.env.precombine >= 0 && m.env.w.cfg.MergeMode() == storage.MergeEventTime {

@@ -205,7 +205,7 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if len(tasks) == 0 {
 		return res, nil
 	}
-	c := &commit{w: w, op: op, tl: tl, view: view, schema: schema, tableSchemaChanged: !schema.Equal(tableSchema)}
+	c := &commit{w: w, op: op, in: in, tl: tl, view: view, schema: schema, tableSchemaChanged: !schema.Equal(tableSchema)}
 	if err := c.run(ctx, tasks, p); err != nil {
 		return nil, err
 	}

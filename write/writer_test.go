@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -269,5 +270,42 @@ func TestNewFilesAreSortedByKey(t *testing.T) {
 		if !slices.IsSorted(keys) || len(keys) == 0 {
 			t.Errorf("%s: %d keys, not in order", s.Path, len(keys))
 		}
+	}
+}
+
+// TestMistypedValueNamesInputRecord checks that a value the table's column
+// cannot take, passed through the Go API without conversion, fails the
+// write with the input's error about that record (its position in the
+// input, its key, the field), commits nothing, and leaves the table
+// writable: as a new record of a bulk insert and as an update of an upsert.
+func TestMistypedValueNamesInputRecord(t *testing.T) {
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	base := trips.NewGenerator(3).Inserts(20)
+	tt.write(OpBulkInsert, tripsInput(base))
+	for _, tc := range []struct {
+		op Operation
+		ts []trips.Trip
+	}{
+		{OpBulkInsert, trips.NewGenerator(4).Inserts(10)},
+		{OpUpsert, base[:10]},
+	} {
+		t.Run(tc.op.String(), func(t *testing.T) {
+			in := tripsInput(tc.ts)
+			in.Rows[6][2] = int64(7) // rider is a string
+			tl, _ := tt.latest()
+			_, err := tt.w.Write(t.Context(), tc.op, in)
+			var re *RecordError
+			if !errors.As(err, &re) || re.Line != 7 || re.Key != tc.ts[6].UUID {
+				t.Fatalf("error %v, want the input's error about record 7 (key %s)", err, tc.ts[6].UUID)
+			}
+			if msg := err.Error(); !strings.Contains(msg, "trips: record 7") || !strings.Contains(msg, `field "rider"`) {
+				t.Errorf("error %q does not name the input, the record and the field", msg)
+			}
+			after, _ := tt.latest()
+			if got, want := len(after.CompletedCommits().Instants()), len(tl.CompletedCommits().Instants()); got != want {
+				t.Errorf("%d completed commits after the failed write, want %d", got, want)
+			}
+			tt.write(tc.op, tripsInput(tc.ts))
+		})
 	}
 }
