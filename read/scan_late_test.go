@@ -88,7 +88,7 @@ func TestLateMaterialization(t *testing.T) {
 	}{
 		{"id IN (" + strings.Join(ids, ", ") + ")", func(row []any) bool { return inEdges[row[0].(int32)] }, false},
 		{"id = 0", func(row []any) bool { return row[0] == int32(0) }, true},
-		{"id = 699", func(row []any) bool { return row[0] == int32(699) }, true},
+		{"id = 500", func(row []any) bool { return row[0] == int32(500) }, true},
 		{"id >= 300 AND id < 340", func(row []any) bool { x := row[0].(int32); return x >= 300 && x < 340 }, true},
 		{"id IN (5, 200, 600)", func(row []any) bool { x := row[0].(int32); return x == 5 || x == 200 || x == 600 }, true},
 		{"rec.a IS NULL AND id < 100", func(row []any) bool { return recA(row) == nil && row[0].(int32) < 100 }, true},

@@ -100,7 +100,7 @@ func BenchmarkBaseFileWriter(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			w := parquet.NewWriter(f, writerOptions(ps, codec, DefaultPageSize)...)
+			w := parquet.NewWriter(f, writerOptions(ps, codec, &parquet.DeltaLengthByteArray, DefaultPageSize)...)
 			for j := 0; j < benchRows; j += batch {
 				chunk := rows[j:min(j+batch, benchRows)]
 				if fromValues {

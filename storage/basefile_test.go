@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -299,6 +300,43 @@ func TestBaseFileCompression(t *testing.T) {
 		t.Errorf("lz4: error %v", err)
 	}
 	if ok, _ := Exists(t.Context(), fsys, "lz4.parquet"); ok {
+		t.Error("a refused writer left a file")
+	}
+}
+
+func TestBaseFileStringEncoding(t *testing.T) {
+	fsys, dir := newTestFS(t)
+	schema := benchSchema(t)
+	keys := benchKeys(3000)
+	rows := make([][]any, len(keys))
+	for i := range rows {
+		rows[i] = benchValues(i, keys)
+	}
+	// Columns 2 (_hoodie_record_key) and 6 (name) are strings without a
+	// dictionary; 0 (_hoodie_commit_time) has one, 5 (id) is a long.
+	for _, tt := range []struct{ name, want string }{
+		{"", "DELTA_LENGTH_BYTE_ARRAY"}, {"delta_length_byte_array", "DELTA_LENGTH_BYTE_ARRAY"}, {"PLAIN", "PLAIN"},
+	} {
+		path := "enc" + tt.name + ".parquet"
+		writeBaseFile(t, fsys, path, schema, BaseFileOptions{StringEncoding: tt.name, PageSize: 16 << 10}, rows)
+		columns := openPlainParquet(t, filepath.Join(dir, path)).Metadata().RowGroups[0].Columns
+		for _, c := range []struct {
+			column int
+			want   string
+		}{{2, tt.want}, {6, tt.want}, {0, "RLE_DICTIONARY"}, {5, "PLAIN"}} {
+			if got := fmt.Sprint(columns[c.column].MetaData.Encoding); !strings.Contains(got, c.want) {
+				t.Errorf("encoding %q: column %d has %s, want %s", tt.name, c.column, got, c.want)
+			}
+		}
+		if got := readAllValues(t, mustOpenBaseFile(t, fsys, path)); !reflect.DeepEqual(got, rows) {
+			t.Errorf("encoding %q: the rows read back differ", tt.name)
+		}
+	}
+	_, err := NewBaseFileWriter(t.Context(), fsys, "rle.parquet", schema, BaseFileOptions{StringEncoding: "RLE"})
+	if err == nil || !strings.Contains(err.Error(), `"RLE"`) {
+		t.Errorf("RLE: error %v", err)
+	}
+	if ok, _ := Exists(t.Context(), fsys, "rle.parquet"); ok {
 		t.Error("a refused writer left a file")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -23,6 +24,11 @@ const (
 	DefaultCompression = "zstd"
 	DefaultBlockSize   = 120 << 20 // hoodie.parquet.block.size
 	DefaultPageSize    = 1 << 20   // hoodie.parquet.page.size
+	// DefaultStringEncoding is the encoding of string and bytes columns:
+	// DELTA_LENGTH_BYTE_ARRAY stores the lengths of a page's values apart
+	// from their bytes, which zstd then compresses three times as fast as
+	// PLAIN's length-prefixed values, to a slightly smaller size.
+	DefaultStringEncoding = "DELTA_LENGTH_BYTE_ARRAY"
 )
 
 // BaseFileOptions tunes a base file writer. Zero fields take the defaults.
@@ -34,6 +40,11 @@ type BaseFileOptions struct {
 	BlockSize int64
 	// PageSize is the page size in bytes (hoodie.parquet.page.size).
 	PageSize int
+	// StringEncoding is the encoding of string and bytes columns that have
+	// no dictionary: "DELTA_LENGTH_BYTE_ARRAY" (the default) or "PLAIN",
+	// in any case. Spark's vectorized Parquet reader decodes the first
+	// from Spark 3.3 on; PLAIN is for older readers.
+	StringEncoding string
 	// BloomNumEntries, BloomFPP and BloomMaxEntries size the bloom filter of
 	// record keys (hoodie.index.bloom.num_entries, hoodie.index.bloom.fpp,
 	// hoodie.bloom.index.filter.dynamic.max.entries).
@@ -184,6 +195,10 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 	if err != nil {
 		return nil, err
 	}
+	stringEncoding, err := StringEncoding(opts.StringEncoding)
+	if err != nil {
+		return nil, err
+	}
 	pageSize := cmp.Or(opts.PageSize, DefaultPageSize)
 	blockSize := cmp.Or(opts.BlockSize, DefaultBlockSize)
 	if pageSize < 0 || blockSize < 0 {
@@ -210,7 +225,7 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 		w.seeded = opts.SeedBloom != nil
 	}
 	w.count.w = w.out
-	w.pw = parquet.NewWriter(&w.count, append(writerOptions(c.parquet, codec, pageSize),
+	w.pw = parquet.NewWriter(&w.count, append(writerOptions(c.parquet, codec, stringEncoding, pageSize),
 		parquet.KeyValueMetadata(FooterAvroSchema, string(avroJSON)),
 		parquet.KeyValueMetadata(FooterWriterModel, "avro"),
 	)...)
@@ -229,17 +244,31 @@ func CompressionCodec(name string) (compress.Codec, error) {
 	return codec, nil
 }
 
+// StringEncoding returns the encoding of string and bytes columns for a
+// BaseFileOptions.StringEncoding value: "DELTA_LENGTH_BYTE_ARRAY" (or "",
+// the default) or "PLAIN", in any case.
+func StringEncoding(name string) (encoding.Encoding, error) {
+	switch strings.ToUpper(cmp.Or(name, DefaultStringEncoding)) {
+	case "DELTA_LENGTH_BYTE_ARRAY":
+		return &parquet.DeltaLengthByteArray, nil
+	case "PLAIN":
+		return &parquet.Plain, nil
+	}
+	return nil, fmt.Errorf("unsupported string encoding %q (want DELTA_LENGTH_BYTE_ARRAY or PLAIN)", name)
+}
+
 // writerOptions returns the parquet-go settings of base files of the
 // Parquet schema, but their footer metadata.
-func writerOptions(schema *parquet.Schema, codec compress.Codec, pageSize int) []parquet.WriterOption {
+func writerOptions(schema *parquet.Schema, codec compress.Codec, stringEncoding encoding.Encoding, pageSize int) []parquet.WriterOption {
 	return []parquet.WriterOption{
 		schema,
 		parquet.Compression(codec),
 		parquet.PageBufferSize(pageSize),
-		// PLAIN pages of data page v1, as parquet-mr writes them: every
-		// Parquet reader, old Spark ones included, reads them.
+		// Data page v1, as parquet-mr writes it: every Parquet reader, old
+		// Spark ones included, reads it. Numbers are PLAIN, as parquet-mr
+		// writes them.
 		parquet.DataPageVersion(1),
-		parquet.DefaultEncodingFor(parquet.ByteArray, &parquet.Plain),
+		parquet.DefaultEncodingFor(parquet.ByteArray, stringEncoding),
 		// Page bounds go to the column index only, not to page headers
 		// too, as parquet-mr has written them since 1.11 (Hudi's files have
 		// none): computing them twice costs.

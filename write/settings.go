@@ -19,6 +19,9 @@ const (
 	KeyPageSize           = "hoodie.parquet.page.size"
 	KeyDropDuplicates     = "hoodie.datasource.write.insert.drop.duplicates"
 	KeyParallelism        = "hoodie.write.parallelism"
+	// KeyStringEncoding is Hoodie's own: the encoding of string and bytes
+	// columns (storage.BaseFileOptions.StringEncoding). Hudi ignores it.
+	KeyStringEncoding = "hoodie.parquet.string.encoding"
 )
 
 // Settings are the write settings of one write, typed. The zero value is
@@ -40,6 +43,10 @@ type Settings struct {
 	BlockSize int64
 	// PageSize is the Parquet page size in bytes.
 	PageSize int
+	// StringEncoding is the Parquet encoding of string and bytes columns:
+	// DELTA_LENGTH_BYTE_ARRAY, or PLAIN for readers older than Spark 3.3's
+	// vectorized one.
+	StringEncoding string
 	// DropDuplicates makes insert and bulk-insert skip records whose keys
 	// exist in the table instead of refusing the write.
 	DropDuplicates bool
@@ -60,6 +67,7 @@ func DefaultSettings() Settings {
 		Compression:        storage.DefaultCompression,
 		BlockSize:          storage.DefaultBlockSize,
 		PageSize:           storage.DefaultPageSize,
+		StringEncoding:     storage.DefaultStringEncoding,
 		Parallelism:        runtime.GOMAXPROCS(0),
 		Props:              storage.NewProperties(),
 	}
@@ -104,6 +112,13 @@ func ParseSettings(props *storage.Properties) (Settings, error) {
 			errs = append(errs, fmt.Sprintf("%s=%q: want zstd, snappy, gzip or uncompressed", KeyCompressionCodec, v))
 		}
 	}
+	if v, ok := props.Get(KeyStringEncoding); ok {
+		if _, err := storage.StringEncoding(strings.TrimSpace(v)); err != nil {
+			errs = append(errs, fmt.Sprintf("%s=%q: want DELTA_LENGTH_BYTE_ARRAY or PLAIN", KeyStringEncoding, v))
+		} else {
+			s.StringEncoding = strings.ToUpper(strings.TrimSpace(v))
+		}
+	}
 	if v, ok := props.Get(KeyDropDuplicates); ok {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
@@ -118,5 +133,5 @@ func ParseSettings(props *storage.Properties) (Settings, error) {
 }
 
 func (s *Settings) baseFileOptions() storage.BaseFileOptions {
-	return storage.BaseFileOptions{Compression: s.Compression, BlockSize: s.BlockSize, PageSize: s.PageSize}
+	return storage.BaseFileOptions{Compression: s.Compression, BlockSize: s.BlockSize, PageSize: s.PageSize, StringEncoding: s.StringEncoding}
 }

@@ -1,0 +1,93 @@
+package write
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+func TestParseSettings(t *testing.T) {
+	tests := []struct {
+		name      string
+		props     map[string]string
+		check     func(Settings) bool
+		wantError string // "" when the settings parse
+	}{
+		{"defaults", nil, func(s Settings) bool {
+			return s.StringEncoding == storage.DefaultStringEncoding && s.Compression == storage.DefaultCompression && s.MaxFileSize == 120<<20
+		}, ""},
+		{"plain strings", map[string]string{KeyStringEncoding: " plain "}, func(s Settings) bool { return s.StringEncoding == "PLAIN" }, ""},
+		{"sizes and codec", map[string]string{KeyMaxFileSize: "1024", KeySmallFileLimit: "0", KeyPageSize: "4096", KeyCompressionCodec: "GZIP"},
+			func(s Settings) bool {
+				return s.MaxFileSize == 1024 && s.SmallFileLimit == 0 && s.PageSize == 4096 && s.Compression == "gzip"
+			}, ""},
+		{"drop duplicates", map[string]string{KeyDropDuplicates: "true"}, func(s Settings) bool { return s.DropDuplicates }, ""},
+		{"unknown keys are kept", map[string]string{"hoodie.some.future.key": "x"}, func(s Settings) bool {
+			v, ok := s.Props.Get("hoodie.some.future.key")
+			return ok && v == "x"
+		}, ""},
+		{"bad encoding", map[string]string{KeyStringEncoding: "RLE"}, nil, KeyStringEncoding + `="RLE"`},
+		{"bad size", map[string]string{KeyMaxFileSize: "big"}, nil, KeyMaxFileSize + `="big"`},
+		{"zero page size", map[string]string{KeyPageSize: "0"}, nil, KeyPageSize},
+		{"bad codec", map[string]string{KeyCompressionCodec: "lz4"}, nil, KeyCompressionCodec},
+		{"bad flag", map[string]string{KeyDropDuplicates: "maybe"}, nil, KeyDropDuplicates},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var props *storage.Properties
+			if tt.props != nil {
+				props = storage.NewProperties()
+				for k, v := range tt.props {
+					props.Set(k, v)
+				}
+			}
+			s, err := ParseSettings(props)
+			if tt.wantError != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantError) {
+					t.Fatalf("error %v, want one naming %s", err, tt.wantError)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(s) {
+				t.Errorf("settings %+v", s)
+			}
+		})
+	}
+}
+
+// TestWriteStringEncoding checks that the string encoding setting reaches
+// the files a write makes.
+func TestWriteStringEncoding(t *testing.T) {
+	for _, encoding := range []string{"PLAIN", "DELTA_LENGTH_BYTE_ARRAY"} {
+		t.Run(encoding, func(t *testing.T) {
+			settings := DefaultSettings()
+			settings.StringEncoding = encoding
+			tt := newTripsTable(t, storage.MergeEventTime, settings)
+			tt.write(OpBulkInsert, tripsInput(trips.NewGenerator(1).Inserts(100)))
+			_, view := tt.latest()
+			slices := view.LatestSlices()
+			if len(slices) == 0 {
+				t.Fatal("no base files")
+			}
+			for _, s := range slices {
+				bf, err := storage.OpenBaseFile(t.Context(), tt.fsys, s.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pf := bf.Parquet()
+				uuid := pf.Root().Column(trips.ColUUID).Index()
+				got := fmt.Sprint(pf.Metadata().RowGroups[0].Columns[uuid].MetaData.Encoding)
+				bf.Close()
+				if !strings.Contains(got, encoding) {
+					t.Errorf("%s: uuid column has %s, want %s", s.Path, got, encoding)
+				}
+			}
+		})
+	}
+}
