@@ -35,11 +35,31 @@ func BenchmarkParquetGoBaseline(b *testing.B) {
 
 // BenchmarkBulkInsert loads 1M trips into an empty table.
 func BenchmarkBulkInsert(b *testing.B) {
+	benchBulkInsert(b, DefaultSettings(), true)
+}
+
+// BenchmarkBulkInsertUnsorted loads 1M trips into an empty table with
+// hoodie.bulkinsert.sort.mode=NONE.
+func BenchmarkBulkInsertUnsorted(b *testing.B) {
+	settings := DefaultSettings()
+	settings.BulkInsertSortMode = "NONE"
+	benchBulkInsert(b, settings, true)
+}
+
+// BenchmarkBulkInsertNoMetaFields loads 1M trips into an empty table that
+// does not populate meta fields.
+func BenchmarkBulkInsertNoMetaFields(b *testing.B) {
+	benchBulkInsert(b, DefaultSettings(), false)
+}
+
+// benchBulkInsert loads 1M trips into an empty table with settings, which
+// populates meta fields or not.
+func benchBulkInsert(b *testing.B, settings Settings, populateMeta bool) {
 	in := tripsInput(trips.NewGenerator(1).Inserts(benchRows))
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		tt := newTripsTable(b, storage.MergeEventTime, Settings{})
+		tt := newTripsTableWith(b, storage.MergeEventTime, settings, populateMeta)
 		b.StartTimer()
 		tt.write(OpBulkInsert, in)
 	}
@@ -94,16 +114,3 @@ func BenchmarkDelete(b *testing.B) {
 	}
 }
 
-// BenchmarkBulkInsertNoMetaFields loads 1M trips into an empty table that
-// does not populate meta fields.
-func BenchmarkBulkInsertNoMetaFields(b *testing.B) {
-	in := tripsInput(trips.NewGenerator(1).Inserts(benchRows))
-	b.ResetTimer()
-	for range b.N {
-		b.StopTimer()
-		tt := newTripsTableWith(b, storage.MergeEventTime, Settings{}, false)
-		b.StartTimer()
-		tt.write(OpBulkInsert, in)
-	}
-	b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
-}

@@ -2,12 +2,11 @@ package write
 
 import (
 	"context"
-	"errors"
-	"io"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/hoodie-dev/hoodie/internal/basefiletest"
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
@@ -101,22 +100,14 @@ func snapshot(t testing.TB, fsys storage.FS, asOf string) map[string][]any {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := map[string][]any{}
 	for _, s := range view.LatestSlices() {
-		bf, err := storage.OpenBaseFile(ctx, fsys, s.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows := bf.Rows(ctx)
-		for {
-			values, err := rows.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bf.Schema().HasMetaFields() {
+		for _, values := range basefiletest.Rows(t, fsys, s.Path) {
+			if !cfg.PopulateMetaFields {
 				values = append([]any{s.Instant, nil, values[0], s.Partition, filepath.Base(s.Path)}, values...)
 			}
 			key := values[2].(string)
@@ -128,8 +119,6 @@ func snapshot(t testing.TB, fsys storage.FS, asOf string) map[string][]any {
 			}
 			out[key] = values
 		}
-		rows.Close()
-		bf.Close()
 	}
 	return out
 }

@@ -19,6 +19,7 @@ const (
 	KeyPageSize           = "hoodie.parquet.page.size"
 	KeyDropDuplicates     = "hoodie.datasource.write.insert.drop.duplicates"
 	KeyParallelism        = "hoodie.write.parallelism"
+	KeyBulkInsertSortMode = "hoodie.bulkinsert.sort.mode"
 	// KeyStringEncoding is Hoodie's own: the encoding of string and bytes
 	// columns (storage.BaseFileOptions.StringEncoding). Hudi ignores it.
 	KeyStringEncoding = "hoodie.parquet.string.encoding"
@@ -52,6 +53,14 @@ type Settings struct {
 	DropDuplicates bool
 	// Parallelism is how many file groups are written at once.
 	Parallelism int
+	// BulkInsertSortMode is Hudi's hoodie.bulkinsert.sort.mode: how a bulk
+	// insert orders the records it writes. GLOBAL_SORT (Hoodie's default),
+	// PARTITION_SORT and PARTITION_PATH_REPARTITION_AND_SORT write each
+	// partition's new files in record-key order, so that a lookup by key
+	// reads a page or two of a file; NONE (Hudi's default) and
+	// PARTITION_PATH_REPARTITION keep the input's order, which loads
+	// faster but leaves the key column unsorted. Other writes always sort.
+	BulkInsertSortMode string
 	// Props holds every setting given, those above included, for the
 	// pre-commit hook (validators read theirs from it).
 	Props *storage.Properties
@@ -69,6 +78,7 @@ func DefaultSettings() Settings {
 		PageSize:           storage.DefaultPageSize,
 		StringEncoding:     storage.DefaultStringEncoding,
 		Parallelism:        runtime.GOMAXPROCS(0),
+		BulkInsertSortMode: "GLOBAL_SORT",
 		Props:              storage.NewProperties(),
 	}
 }
@@ -119,6 +129,14 @@ func ParseSettings(props *storage.Properties) (Settings, error) {
 			s.StringEncoding = strings.ToUpper(strings.TrimSpace(v))
 		}
 	}
+	if v, ok := props.Get(KeyBulkInsertSortMode); ok {
+		mode := strings.ToUpper(strings.TrimSpace(v))
+		if _, known := bulkInsertSorts[mode]; known {
+			s.BulkInsertSortMode = mode
+		} else {
+			errs = append(errs, fmt.Sprintf("%s=%q: want NONE, GLOBAL_SORT, PARTITION_SORT, PARTITION_PATH_REPARTITION or PARTITION_PATH_REPARTITION_AND_SORT", KeyBulkInsertSortMode, v))
+		}
+	}
 	if v, ok := props.Get(KeyDropDuplicates); ok {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
@@ -130,6 +148,20 @@ func ParseSettings(props *storage.Properties) (Settings, error) {
 		return s, fmt.Errorf("write settings: %s", strings.Join(errs, "; "))
 	}
 	return s, nil
+}
+
+// bulkInsertSorts tells, for each of Hudi's bulk insert sort modes, whether
+// it writes records in key order.
+var bulkInsertSorts = map[string]bool{
+	"NONE": false, "PARTITION_PATH_REPARTITION": false,
+	"GLOBAL_SORT": true, "PARTITION_SORT": true, "PARTITION_PATH_REPARTITION_AND_SORT": true,
+}
+
+// SortsBulkInsert reports whether a bulk insert writes its records in key
+// order (see BulkInsertSortMode); an unset mode does.
+func (s *Settings) SortsBulkInsert() bool {
+	sorts, known := bulkInsertSorts[s.BulkInsertSortMode]
+	return sorts || !known
 }
 
 func (s *Settings) baseFileOptions() storage.BaseFileOptions {

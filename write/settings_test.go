@@ -17,19 +17,25 @@ func TestParseSettings(t *testing.T) {
 		wantError string // "" when the settings parse
 	}{
 		{"defaults", nil, func(s Settings) bool {
-			return s.StringEncoding == storage.DefaultStringEncoding && s.Compression == storage.DefaultCompression && s.MaxFileSize == 120<<20
+			return s.StringEncoding == storage.DefaultStringEncoding && s.Compression == storage.DefaultCompression && s.MaxFileSize == 120<<20 &&
+				s.SortsBulkInsert()
 		}, ""},
 		{"plain strings", map[string]string{KeyStringEncoding: " plain "}, func(s Settings) bool { return s.StringEncoding == "PLAIN" }, ""},
 		{"sizes and codec", map[string]string{KeyMaxFileSize: "1024", KeySmallFileLimit: "0", KeyPageSize: "4096", KeyCompressionCodec: "GZIP"},
 			func(s Settings) bool {
 				return s.MaxFileSize == 1024 && s.SmallFileLimit == 0 && s.PageSize == 4096 && s.Compression == "gzip"
 			}, ""},
+		{"unsorted bulk inserts", map[string]string{KeyBulkInsertSortMode: "none"}, func(s Settings) bool {
+			return s.BulkInsertSortMode == "NONE" && !s.SortsBulkInsert()
+		}, ""},
+		{"partition sort", map[string]string{KeyBulkInsertSortMode: "PARTITION_SORT"}, func(s Settings) bool { return s.SortsBulkInsert() }, ""},
 		{"drop duplicates", map[string]string{KeyDropDuplicates: "true"}, func(s Settings) bool { return s.DropDuplicates }, ""},
 		{"unknown keys are kept", map[string]string{"hoodie.some.future.key": "x"}, func(s Settings) bool {
 			v, ok := s.Props.Get("hoodie.some.future.key")
 			return ok && v == "x"
 		}, ""},
 		{"bad encoding", map[string]string{KeyStringEncoding: "RLE"}, nil, KeyStringEncoding + `="RLE"`},
+		{"bad sort mode", map[string]string{KeyBulkInsertSortMode: "RANDOM"}, nil, KeyBulkInsertSortMode + `="RANDOM"`},
 		{"bad size", map[string]string{KeyMaxFileSize: "big"}, nil, KeyMaxFileSize + `="big"`},
 		{"zero page size", map[string]string{KeyPageSize: "0"}, nil, KeyPageSize},
 		{"bad codec", map[string]string{KeyCompressionCodec: "lz4"}, nil, KeyCompressionCodec},

@@ -324,10 +324,20 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 	if err != nil {
 		return nil, nil, err
 	}
-	sorted, prefixes := sortRecords(all, w.settings.Parallelism)
-	records, failed, err := precombineSorted(sorted, prefixes, precombine)
+	order := keyOrder(all, w.settings.Parallelism)
+	// A bulk insert without sorting keeps the records in input order: the
+	// key order only brings the records of each key together.
+	inputOrder := op == OpBulkInsert && !w.settings.SortsBulkInsert()
+	recs := orderedRecords(all, order)
+	if !inputOrder {
+		recs = sortRecords(all, order, w.settings.Parallelism)
+	}
+	records, failed, err := precombineKeys(recs, precombine)
 	if err != nil {
 		return nil, nil, in.recordError(int(failed.pos), failed.key, err)
+	}
+	if inputOrder {
+		records = inInputOrder(all, records)
 	}
 	return schema, records, nil
 }

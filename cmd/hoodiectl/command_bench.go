@@ -56,6 +56,9 @@ removed at the end:
   hoodie: bulk-insert, no meta fields
                        the same into a table with
                        hoodie.populate.meta.fields=false
+  hoodie: bulk-insert, sort mode NONE
+                       the same with hoodie.bulkinsert.sort.mode=NONE: files
+                       in input order, not in key order
   index: tag 100k      record-index lookups of 100,000 keys, half of them
                        present, on the N-key index
   read: ...            on the N-record snapshot: every column, summing fare;
@@ -118,6 +121,7 @@ const (
 	wlParquetGo  = "parquet-go: write"
 	wlBulkInsert = "hoodie: bulk-insert"
 	wlBulkNoMeta = "hoodie: bulk-insert, no meta fields"
+	wlBulkNoSort = "hoodie: bulk-insert, sort mode NONE"
 	wlUpsert1k   = "hoodie: upsert 1k"
 	wlUpsert100k = "hoodie: upsert 100k"
 	wlDelete     = "hoodie: delete 1k"
@@ -131,7 +135,7 @@ const (
 )
 
 var benchWorkloads = []string{
-	wlParquetGo, wlBulkInsert, wlBulkNoMeta, wlUpsert1k, wlUpsert100k, wlDelete, wlTag,
+	wlParquetGo, wlBulkInsert, wlBulkNoMeta, wlBulkNoSort, wlUpsert1k, wlUpsert100k, wlDelete, wlTag,
 	wlSnapshot, wlTimeTravel, wlPartition, wlOneKey, wlSQL, wlDuckDB,
 }
 
@@ -337,7 +341,12 @@ func (b *bench) run(dir string) error {
 	if err := b.parquetGo(filepath.Join(dir, "parquet-go"), bulk); err != nil {
 		return err
 	}
-	if err := b.bulkNoMeta(filepath.Join(dir, "no-meta"), in); err != nil {
+	if err := b.bulkVariant(filepath.Join(dir, "no-meta"), wlBulkNoMeta, in, false, write.DefaultSettings()); err != nil {
+		return err
+	}
+	unsorted := write.DefaultSettings()
+	unsorted.BulkInsertSortMode = "NONE"
+	if err := b.bulkVariant(filepath.Join(dir, "no-sort"), wlBulkNoSort, in, true, unsorted); err != nil {
 		return err
 	}
 	if err := b.tag(t, bulk); err != nil {
@@ -422,27 +431,28 @@ func snapshotRows(ctx context.Context, t *hoodie.Table) (int64, int, error) {
 	return n, len(latest), nil
 }
 
-// bulkNoMeta bulk-inserts the base trips into a new table in dir that does
-// not populate meta fields (hoodie.populate.meta.fields=false).
-func (b *bench) bulkNoMeta(dir string, in *write.Input) error {
+// bulkVariant measures workload: a bulk insert of the base trips, in, with
+// settings into a new table in dir that populates meta fields or not
+// (hoodie.populate.meta.fields).
+func (b *bench) bulkVariant(dir, workload string, in *write.Input, populateMeta bool, settings write.Settings) error {
 	cfg, err := storage.NewTableConfig("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, storage.MergeEventTime)
 	if err != nil {
 		return err
 	}
-	cfg.PopulateMetaFields = false
+	cfg.PopulateMetaFields = populateMeta
 	t, err := hoodie.Create(b.ctx, dir, cfg)
 	if err != nil {
 		return err
 	}
 	var res *write.Result
-	if err := b.measure(wlBulkNoMeta, len(b.data.Base), func() (string, error) {
+	if err := b.measure(workload, len(b.data.Base), func() (string, error) {
 		var err error
-		res, err = t.Write(b.ctx, write.OpBulkInsert, in, write.DefaultSettings())
+		res, err = t.Write(b.ctx, write.OpBulkInsert, in, settings)
 		return written(res), err
 	}); err != nil {
 		return err
 	}
-	return b.checkWrite(wlBulkNoMeta, t, res, len(b.data.Base), 0, 0, int64(len(b.data.Base)))
+	return b.checkWrite(workload, t, res, len(b.data.Base), 0, 0, int64(len(b.data.Base)))
 }
 
 // parquetGo runs the baseline in dir: the base trips written by plain

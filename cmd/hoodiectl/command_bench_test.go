@@ -13,6 +13,7 @@ var benchRowsWant = map[string]int{
 	wlParquetGo:  3000,
 	wlBulkInsert: 3000,
 	wlBulkNoMeta: 3000,
+	wlBulkNoSort: 3000,
 	wlUpsert1k:   1000,
 	wlUpsert100k: 100_000,
 	wlDelete:     1000,

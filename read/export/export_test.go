@@ -3,7 +3,6 @@ package export
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoodie-dev/hoodie/internal/basefiletest"
 	"github.com/hoodie-dev/hoodie/internal/fixtures"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
@@ -70,30 +70,6 @@ func loadView(t testing.TB, fsys storage.FS, asOf string) (*timeline.Timeline, *
 	return tl, v
 }
 
-// readRows returns every row of a Parquet file, in the value model.
-func readRows(t testing.TB, fsys storage.FS, name string) []([]any) {
-	t.Helper()
-	ctx := context.Background()
-	bf, err := storage.OpenBaseFile(ctx, fsys, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bf.Close()
-	rows := bf.Rows(ctx)
-	defer rows.Close()
-	var out [][]any
-	for {
-		values, err := rows.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, values)
-	}
-}
-
 // snapshot returns the records of the table's snapshot as of asOf by
 // record key, with their meta values.
 func snapshot(t testing.TB, fsys storage.FS, asOf string) map[string][]any {
@@ -101,7 +77,7 @@ func snapshot(t testing.TB, fsys storage.FS, asOf string) map[string][]any {
 	_, view := loadView(t, fsys, asOf)
 	out := map[string][]any{}
 	for _, s := range view.LatestSlices() {
-		for _, row := range readRows(t, fsys, s.Path) {
+		for _, row := range basefiletest.Rows(t, fsys, s.Path) {
 			out[row[2].(string)] = row
 		}
 	}
@@ -220,7 +196,7 @@ func TestExportParquet(t *testing.T) {
 				got := map[string][]any{}
 				files := exportedFiles(t, target, ".parquet")
 				for _, name := range files {
-					for _, row := range readRows(t, localFS(t, target), name) {
+					for _, row := range basefiletest.Rows(t, localFS(t, target), name) {
 						got[keyOf(row)] = row
 					}
 				}
@@ -299,7 +275,7 @@ func TestExportPartitionBy(t *testing.T) {
 				folder := filepath.Dir(filepath.FromSlash(name))
 				var ids []string
 				if format == FormatParquet {
-					for _, row := range readRows(t, localFS(t, target), name) {
+					for _, row := range basefiletest.Rows(t, localFS(t, target), name) {
 						ids = append(ids, keyOf(row))
 					}
 				} else {
@@ -377,7 +353,7 @@ func TestExportPartitionByEscapesValues(t *testing.T) {
 		got := map[string][]string{}
 		for _, name := range exportedFiles(t, target, ".parquet") {
 			folder := filepath.ToSlash(filepath.Dir(filepath.FromSlash(name)))
-			for _, row := range readRows(t, localFS(t, target), name) {
+			for _, row := range basefiletest.Rows(t, localFS(t, target), name) {
 				got[folder] = append(got[folder], row[0].(string))
 				if len(row) != 2 {
 					t.Errorf("%s: row %v: want id and the other column", name, row)
