@@ -113,4 +113,3 @@ func BenchmarkDelete(b *testing.B) {
 		b.StartTimer()
 	}
 }
-
