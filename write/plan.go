@@ -42,7 +42,7 @@ type groupWork struct {
 // plan is how a write changes the table.
 type plan struct {
 	groups     map[string]*groupWork // by partition + "/" + file id
-	newInserts map[string][]*record  // by partition: records for new file groups, in record-key order
+	newInserts map[string][]*record  // by partition: records for new file groups, in the order prepare gives
 	skipped    int                   // records dropped: duplicates, deletes of absent keys...
 }
 
@@ -171,7 +171,7 @@ type fileGroupTask struct {
 	fileID    string
 	prev      *read.FileSlice // nil for a new file group
 	work      *groupWork      // nil for a new file group
-	inserts   []*record       // in record-key order
+	inserts   []*record       // in the order prepare gives
 }
 
 // assignInserts spreads each partition's new records over its small file

@@ -247,7 +247,8 @@ func (w *Writer) recover(ctx context.Context) error {
 }
 
 // prepare evolves the table schema for the input and turns the input rows
-// into records under it, checked and deduplicated, in record-key order.
+// into records under it, checked and deduplicated, in record-key order (in
+// input order for a bulk insert whose sort mode does not sort).
 func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (*storage.Schema, []*record, error) {
 	schema := tableSchema
 	if op == OpInsert || op == OpBulkInsert || op == OpUpsert {
