@@ -22,11 +22,10 @@ func keyOrder(all []record, workers int) []radix.Entry[int32] {
 }
 
 // sortRecords returns the records of all in the key order that keyOrder
-// gave, copied in that order. New files hold
-// their records in this order, as Hudi's sorting bulk insert writes them,
-// so that the key column's page statistics narrow a lookup by key to a
-// page or two; and records of one key end up side by side for
-// precombining.
+// gave, copied in that order. New files hold their records in this order,
+// as Hudi's sorting bulk insert writes them, so that the key column's page
+// statistics narrow a lookup by key to a page or two; and records of one
+// key end up side by side for precombining.
 //
 // The records are copied in their new order: every later pass over them
 // (precombining, planning, writing) then reads memory in sequence instead
