@@ -79,8 +79,12 @@ a tie). New records fill the partition's small file groups first.`,
   cat trips.jsonl | hoodiectl insert /tmp/trips -`},
 	{write.OpBulkInsert, "Add records whose keys are new, as a fast load into new file groups",
 		`bulk-insert adds records like insert, but writes them only into new file
-groups sized to hoodie.parquet.max.file.size: the fast way to load a table.`,
-		`  hoodiectl bulk-insert /tmp/trips trips.parquet --format parquet`},
+groups sized to hoodie.parquet.max.file.size: the fast way to load a table.
+Each file holds its records in key order, so that a lookup by key reads a
+page of it; hoodie.bulkinsert.sort.mode=NONE keeps the input's order instead,
+a faster load whose files a lookup by key reads whole.`,
+		`  hoodiectl bulk-insert /tmp/trips trips.parquet --format parquet
+  hoodiectl bulk-insert /tmp/trips trips.jsonl --set hoodie.bulkinsert.sort.mode=NONE`},
 	{write.OpUpsert, "Insert new keys and update existing ones",
 		`upsert inserts records with new keys and updates records whose keys exist.
 With merge mode event-time an incoming record replaces the stored one only if
