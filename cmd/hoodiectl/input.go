@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
@@ -56,6 +57,49 @@ func newTextReader(ctx context.Context, r io.Reader, size int) *bufio.Reader {
 		br.Discard(len(bom))
 	}
 	return br
+}
+
+// lineBlock is a block of whole lines of a text input.
+type lineBlock struct {
+	data []byte // the lines; the last lacks its end of line at the end of the input
+	line int    // the number of the first line
+	err  error  // the error reading on after data; io.EOF at the end of the input
+}
+
+// blockReader cuts a text input into blocks of whole lines.
+type blockReader struct {
+	r    io.Reader
+	size int    // the size of a block, or so: a block has a line at least
+	line int    // the number of the next block's first line
+	rest []byte // what was read after the last block's last end of line
+}
+
+// next reads the next block into buf's memory. After a block with an error
+// there are none.
+func (br *blockReader) next(buf []byte) lineBlock {
+	buf = append(buf[:0], br.rest...)
+	if n := br.size - len(buf); n > 0 {
+		buf = slices.Grow(buf, n)
+	}
+	for {
+		var err error
+		for len(buf) < cap(buf) && err == nil {
+			var n int
+			n, err = br.r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+		}
+		end := len(buf)
+		if err != io.EOF {
+			if end = bytes.LastIndexByte(buf, '\n') + 1; end == 0 && err == nil {
+				buf = slices.Grow(buf, len(buf)) // a line longer than buf
+				continue
+			}
+		}
+		br.rest = append(br.rest[:0], buf[end:]...)
+		b := lineBlock{data: buf[:end], line: br.line, err: err}
+		br.line += bytes.Count(b.data, []byte{'\n'})
+		return b
+	}
 }
 
 // recordError reports a problem with the record on line of input name.

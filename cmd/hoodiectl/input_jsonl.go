@@ -1,14 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/hoodie-dev/hoodie/storage"
@@ -18,60 +19,140 @@ import (
 // decodeJSONL reads JSON lines: one JSON object per line, blank lines
 // skipped. Members keep their order, which gives the order of the columns.
 func decodeJSONL(ctx context.Context, r io.Reader, name string, table *storage.Schema) (*write.Input, error) {
-	br := newTextReader(ctx, r, 1<<20)
-	d := jsonlDecoder{
-		inf:  storage.NewInferrer(storage.InferOptions{Table: table}),
-		cols: map[string]int{},
-		keys: map[string]string{},
-	}
-	var (
-		lines []int
-		long  []byte
-	)
-	for lineNo := 1; ; lineNo++ {
-		line, readErr := readLine(br, &long)
-		if readErr != nil && readErr != io.EOF {
-			return nil, fmt.Errorf("%s: read line %d: %w", name, lineNo, readErr)
-		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			row, err := d.record(line, lineNo)
-			if err == nil {
-				err = d.inf.Add(row)
-			}
-			if err != nil {
-				return nil, recordError(name, lineNo, err)
-			}
-			lines = append(lines, lineNo)
-		}
-		if readErr == io.EOF {
-			return finishInput(name, d.inf, lines)
-		}
-	}
+	return decodeJSONLBlocks(ctx, r, name, table, jsonlBlockSize)
 }
 
-// readLine returns the next line of br with its end of line, or what is left
-// before the end of the input with io.EOF. The line is valid until the next
-// call; long holds the lines longer than br's buffer.
-func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
-	line, err := br.ReadSlice('\n')
-	if err != bufio.ErrBufferFull {
-		return line, err
+// jsonlBlockSize is the size of the blocks of lines that decodeJSONL decodes
+// in parallel.
+const jsonlBlockSize = 4 << 20
+
+// decodeJSONLBlocks is decodeJSONL cutting the input into blocks of lines of
+// blockSize bytes or so. The blocks are decoded each on its own, on all
+// cores, and merged in input order; an input of one block is decoded
+// without goroutines.
+func decodeJSONLBlocks(ctx context.Context, r io.Reader, name string, table *storage.Schema, blockSize int) (*write.Input, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	blocks := &blockReader{r: newTextReader(ctx, r, 4096), size: blockSize, line: 1}
+	m := &jsonlMerger{name: name, inf: newJSONLInferrer(table)}
+	first := blocks.next(nil)
+	if first.err != nil {
+		if err := m.merge(first, decodeJSONLBlock(first, table)); err != nil {
+			return nil, err
+		}
+		return finishInput(name, m.inf, m.lines)
 	}
-	*long = append((*long)[:0], line...)
-	for err == bufio.ErrBufferFull {
-		line, err = br.ReadSlice('\n')
-		*long = append(*long, line...)
+
+	// The reader hands each block to a worker, then to the merger, in
+	// input order, with the channel the worker answers on. The blocks
+	// read and not yet merged are bounded by order's capacity.
+	type pending struct {
+		block lineBlock
+		done  chan *jsonlDecoder
 	}
-	return *long, err
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan pending)
+	order := make(chan pending, 2*workers)
+	free := make(chan []byte, cap(order)) // block buffers to reuse
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel() // before wg.Wait: stops the reader, and so the workers
+	wg.Go(func() {
+		defer close(jobs)
+		defer close(order)
+		for b := first; ; {
+			p := pending{b, make(chan *jsonlDecoder, 1)}
+			for _, ch := range []chan pending{jobs, order} {
+				select {
+				case ch <- p:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if b.err != nil {
+				return
+			}
+			var buf []byte
+			select {
+			case buf = <-free:
+			default:
+			}
+			b = blocks.next(buf)
+		}
+	})
+	for range workers {
+		wg.Go(func() {
+			for p := range jobs {
+				p.done <- decodeJSONLBlock(p.block, table)
+			}
+		})
+	}
+	for p := range order {
+		if err := m.merge(p.block, <-p.done); err != nil {
+			return nil, err
+		}
+		if p.block.err != nil { // io.EOF: merge reports other errors
+			return finishInput(name, m.inf, m.lines)
+		}
+		select {
+		case free <- p.block.data:
+		default:
+		}
+	}
+	// The reader stopped before the end of the input.
+	return nil, fmt.Errorf("%s: %w", name, ctx.Err())
+}
+
+// newJSONLInferrer returns an Inferrer for the records of a JSON lines input
+// written to a table of schema table.
+func newJSONLInferrer(table *storage.Schema) *storage.Inferrer {
+	return storage.NewInferrer(storage.InferOptions{Table: table})
+}
+
+// decodeJSONLBlock decodes the lines of block b on their own, into an
+// Inferrer of their own. It returns the decoder, or nil if a record is bad.
+func decodeJSONLBlock(b lineBlock, table *storage.Schema) *jsonlDecoder {
+	d := newJSONLDecoder(newJSONLInferrer(table))
+	if err := d.decode("", b); err != nil {
+		return nil
+	}
+	return d
+}
+
+// jsonlMerger merges the blocks of a JSON lines input in input order.
+type jsonlMerger struct {
+	name  string
+	inf   *storage.Inferrer // the records of the blocks merged
+	lines []int             // their line numbers
+}
+
+// merge merges block b, which decoded on its own by d (nil if a record is
+// bad). A block that has a bad record, or whose types conflict with those
+// of the blocks before, is decoded again record by record into m.inf: that
+// finds the record to report, as decoding the whole input line by line
+// does. A read error after the block comes after its records.
+func (m *jsonlMerger) merge(b lineBlock, d *jsonlDecoder) error {
+	if d == nil || m.inf.Merge(d.inf) != nil {
+		d = newJSONLDecoder(m.inf)
+		if err := d.decode(m.name, b); err != nil {
+			return err
+		}
+	}
+	m.lines = append(m.lines, d.lines...)
+	if b.err != nil && b.err != io.EOF {
+		return fmt.Errorf("%s: read line %d: %w", m.name, b.line+bytes.Count(b.data, []byte{'\n'}), b.err)
+	}
+	return nil
 }
 
 // jsonlDecoder turns the lines of a JSON lines input into records.
 type jsonlDecoder struct {
-	inf *storage.Inferrer
+	inf   *storage.Inferrer
+	lines []int // the line numbers of the records added to inf
 	// cols maps member names to column indexes, -1 for meta columns.
 	cols map[string]int
-	// setOn holds the line each column was last set on, to find members
-	// given twice.
+	// setOn holds the line each column of inf was last set on, to find
+	// members given twice.
 	setOn []int
 	// prev holds the columns of the members of the line before, by
 	// position: lines tend to list the same members in the same order.
@@ -80,6 +161,38 @@ type jsonlDecoder struct {
 	keys map[string]string
 	// slab is free memory for rows, which are allocated many at a time.
 	slab []any
+}
+
+// newJSONLDecoder returns a decoder adding records to inf. Their rows have
+// values for all the columns of inf, as Inferrer.Merge takes records to.
+func newJSONLDecoder(inf *storage.Inferrer) *jsonlDecoder {
+	return &jsonlDecoder{inf: inf, cols: map[string]int{}, setOn: make([]int, inf.NumColumns()), keys: map[string]string{}}
+}
+
+// decode adds the records of the lines of block b to d.inf. An error names
+// the input name and the line.
+func (d *jsonlDecoder) decode(name string, b lineBlock) error {
+	data := b.data
+	for lineNo := b.line; len(data) > 0; lineNo++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
+		}
+		row, err := d.record(line, lineNo)
+		if err == nil {
+			err = d.inf.Add(row)
+		}
+		if err != nil {
+			return recordError(name, lineNo, err)
+		}
+		d.lines = append(d.lines, lineNo)
+	}
+	return nil
 }
 
 // rowsPerSlab is the number of rows of jsonlDecoder.slab.
@@ -176,7 +289,9 @@ func (d *jsonlDecoder) lookup(key []byte) (int, error) {
 		if col, err = d.inf.Column(name); err != nil {
 			return 0, err
 		}
-		d.setOn = append(d.setOn, 0)
+		if col == len(d.setOn) { // a new column of inf
+			d.setOn = append(d.setOn, 0)
+		}
 	}
 	d.cols[name] = col
 	return col, nil
