@@ -12,9 +12,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -1148,21 +1150,48 @@ func (in *Inferrer) Finish() (*Schema, [][]any, error) {
 	}
 	rows := make([][]any, 0, in.n)
 	for _, chunk := range in.chunks {
-		for _, row := range chunk {
-			if len(row) < len(fields) {
-				row = append(row, make([]any, len(fields)-len(row))...)
-			}
-			for i, v := range row {
-				cv, err := coerce(v, fields[i].Type)
-				if err != nil {
-					err.column = fields[i].Name
-					return nil, nil, fmt.Errorf("storage: record %d: %w", len(rows)+1, err)
-				}
-				row[i] = cv
-			}
-			rows = append(rows, row)
-		}
+		rows = append(rows, chunk...)
 	}
 	in.chunks = nil
+	// The rows are converted in parts, rowChunk rows at least, one a
+	// core; the error is the first part's that has one.
+	parts := max(1, min(runtime.GOMAXPROCS(0), len(rows)/rowChunk))
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		convert := func() { errs[p] = convertRows(rows, p*len(rows)/parts, (p+1)*len(rows)/parts, fields) }
+		if p == parts-1 {
+			convert()
+		} else {
+			wg.Go(convert)
+		}
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 	return s, rows, nil
+}
+
+// convertRows converts rows[from:to] in place to values of the types of
+// fields. An error is about the first row that does not convert.
+func convertRows(rows [][]any, from, to int, fields []Field) error {
+	for r := from; r < to; r++ {
+		row := rows[r]
+		if len(row) < len(fields) {
+			row = append(row, make([]any, len(fields)-len(row))...)
+		}
+		for i, v := range row {
+			cv, err := coerce(v, fields[i].Type)
+			if err != nil {
+				err.column = fields[i].Name
+				return fmt.Errorf("storage: record %d: %w", r+1, err)
+			}
+			row[i] = cv
+		}
+		rows[r] = row
+	}
+	return nil
 }

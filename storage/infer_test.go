@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -895,5 +896,30 @@ func TestInferrerMergeAsAdd(t *testing.T) {
 		if !valuesEqual(rowsAsValues(gotRows), rowsAsValues(wantRows)) {
 			t.Fatalf("trial %d: rows\n got %#v\nwant %#v", trial, gotRows, wantRows)
 		}
+	}
+}
+
+// TestInferrerFinishFirstError checks that Finish, converting the rows of
+// many records in parts on all cores, reports the first record that does
+// not convert.
+func TestInferrerFinishFirstError(t *testing.T) {
+	in := NewInferrer(InferOptions{})
+	if _, err := in.Column("n"); err != nil {
+		t.Fatal(err)
+	}
+	rows := make([][]any, 4*rowChunk)
+	for i := range rows {
+		rows[i] = []any{json.Number(strconv.Itoa(i))}
+		if err := in.Add(rows[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The Inferrer keeps the rows Add takes: values changed afterwards
+	// need not fit the types inferred.
+	rows[3*rowChunk+5][0] = "x"
+	rows[rowChunk+7][0] = "y"
+	_, _, err := in.Finish()
+	if want := fmt.Sprintf(`storage: record %d: column "n": "y" does not fit long: not a number`, rowChunk+8); err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
 	}
 }
