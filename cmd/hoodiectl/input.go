@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
@@ -100,6 +102,73 @@ func (br *blockReader) next(buf []byte) lineBlock {
 		br.line += bytes.Count(b.data, []byte{'\n'})
 		return b
 	}
+}
+
+// decodeBlocks decodes the blocks of lines of input name that blocks reads,
+// starting with first: decode decodes a block on its own, on all cores,
+// and merge merges it in input order, on the calling goroutine. An input of
+// one block is decoded without goroutines. It returns merge's first error,
+// or ctx's if it is done before the end of the input.
+func decodeBlocks[T any](ctx context.Context, name string, blocks *blockReader, first lineBlock, decode func(lineBlock) T, merge func(lineBlock, T) error) error {
+	if first.err != nil {
+		return merge(first, decode(first))
+	}
+	// The reader hands each block to a worker, then to the merger, in
+	// input order, with the channel the worker answers on. The blocks
+	// read and not yet merged are bounded by order's capacity.
+	type pending struct {
+		block lineBlock
+		done  chan T
+	}
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan pending)
+	order := make(chan pending, 2*workers)
+	free := make(chan []byte, cap(order)) // block buffers to reuse
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel() // before wg.Wait: stops the reader, and so the workers
+	wg.Go(func() {
+		defer close(jobs)
+		defer close(order)
+		for b := first; ; {
+			p := pending{b, make(chan T, 1)}
+			for _, ch := range []chan pending{jobs, order} {
+				select {
+				case ch <- p:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if b.err != nil {
+				return
+			}
+			var buf []byte
+			select {
+			case buf = <-free:
+			default:
+			}
+			b = blocks.next(buf)
+		}
+	})
+	for range workers {
+		wg.Go(func() {
+			for p := range jobs {
+				p.done <- decode(p.block)
+			}
+		})
+	}
+	for p := range order {
+		if err := merge(p.block, <-p.done); err != nil || p.block.err != nil {
+			return err // p.block.err is io.EOF: merge reports the others
+		}
+		select {
+		case free <- p.block.data:
+		default:
+		}
+	}
+	// The reader stopped before the end of the input.
+	return fmt.Errorf("%s: %w", name, ctx.Err())
 }
 
 // recordError reports a problem with the record on line of input name.

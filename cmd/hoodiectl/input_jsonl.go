@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strconv"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/hoodie-dev/hoodie/storage"
@@ -27,80 +25,15 @@ func decodeJSONL(ctx context.Context, r io.Reader, name string, table *storage.S
 const jsonlBlockSize = 4 << 20
 
 // decodeJSONLBlocks is decodeJSONL cutting the input into blocks of lines of
-// blockSize bytes or so. The blocks are decoded each on its own, on all
-// cores, and merged in input order; an input of one block is decoded
-// without goroutines.
+// blockSize bytes or so, decoded each on its own and merged in input order.
 func decodeJSONLBlocks(ctx context.Context, r io.Reader, name string, table *storage.Schema, blockSize int) (*write.Input, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	blocks := &blockReader{r: newTextReader(ctx, r, 4096), size: blockSize, line: 1}
 	m := &jsonlMerger{name: name, inf: newJSONLInferrer(table)}
-	first := blocks.next(nil)
-	if first.err != nil {
-		if err := m.merge(first, decodeJSONLBlock(first, table)); err != nil {
-			return nil, err
-		}
-		return finishInput(name, m.inf, m.lines)
+	decode := func(b lineBlock) *jsonlDecoder { return decodeJSONLBlock(b, table) }
+	if err := decodeBlocks(ctx, name, blocks, blocks.next(nil), decode, m.merge); err != nil {
+		return nil, err
 	}
-
-	// The reader hands each block to a worker, then to the merger, in
-	// input order, with the channel the worker answers on. The blocks
-	// read and not yet merged are bounded by order's capacity.
-	type pending struct {
-		block lineBlock
-		done  chan *jsonlDecoder
-	}
-	workers := runtime.GOMAXPROCS(0)
-	jobs := make(chan pending)
-	order := make(chan pending, 2*workers)
-	free := make(chan []byte, cap(order)) // block buffers to reuse
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel() // before wg.Wait: stops the reader, and so the workers
-	wg.Go(func() {
-		defer close(jobs)
-		defer close(order)
-		for b := first; ; {
-			p := pending{b, make(chan *jsonlDecoder, 1)}
-			for _, ch := range []chan pending{jobs, order} {
-				select {
-				case ch <- p:
-				case <-ctx.Done():
-					return
-				}
-			}
-			if b.err != nil {
-				return
-			}
-			var buf []byte
-			select {
-			case buf = <-free:
-			default:
-			}
-			b = blocks.next(buf)
-		}
-	})
-	for range workers {
-		wg.Go(func() {
-			for p := range jobs {
-				p.done <- decodeJSONLBlock(p.block, table)
-			}
-		})
-	}
-	for p := range order {
-		if err := m.merge(p.block, <-p.done); err != nil {
-			return nil, err
-		}
-		if p.block.err != nil { // io.EOF: merge reports other errors
-			return finishInput(name, m.inf, m.lines)
-		}
-		select {
-		case free <- p.block.data:
-		default:
-		}
-	}
-	// The reader stopped before the end of the input.
-	return nil, fmt.Errorf("%s: %w", name, ctx.Err())
+	return finishInput(name, m.inf, m.lines)
 }
 
 // newJSONLInferrer returns an Inferrer for the records of a JSON lines input
