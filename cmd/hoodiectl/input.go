@@ -71,9 +71,12 @@ type lineBlock struct {
 // blockReader cuts a text input into blocks of whole lines.
 type blockReader struct {
 	r    io.Reader
-	size int    // the size of a block, or so: a block has a line at least
-	line int    // the number of the next block's first line
-	rest []byte // what was read after the last block's last end of line
+	size int // the size of a block, or so: a block has a line at least
+	// quotes tells to cut blocks only where an even number of double
+	// quotes comes before, outside the quoted fields of CSV.
+	quotes bool
+	line   int    // the number of the next block's first line
+	rest   []byte // what was read after the last block's end
 }
 
 // next reads the next block into buf's memory. After a block with an error
@@ -92,7 +95,7 @@ func (br *blockReader) next(buf []byte) lineBlock {
 		}
 		end := len(buf)
 		if err != io.EOF {
-			if end = bytes.LastIndexByte(buf, '\n') + 1; end == 0 && err == nil {
+			if end = br.cut(buf); end == 0 && err == nil {
 				buf = slices.Grow(buf, len(buf)) // a line longer than buf
 				continue
 			}
@@ -169,6 +172,47 @@ func decodeBlocks[T any](ctx context.Context, name string, blocks *blockReader, 
 	}
 	// The reader stopped before the end of the input.
 	return fmt.Errorf("%s: %w", name, ctx.Err())
+}
+
+// cut returns the length of the block of lines buf starts with: up to its
+// last end of line, or the last outside quotes; 0 if there is none.
+func (br *blockReader) cut(buf []byte) int {
+	if !br.quotes {
+		return bytes.LastIndexByte(buf, '\n') + 1
+	}
+	// The blocks start outside quotes.
+	end, quoted := 0, false
+	for i := 0; ; {
+		n := bytes.IndexByte(buf[i:], '\n')
+		if n < 0 {
+			return end
+		}
+		if bytes.Count(buf[i:i+n], []byte{'"'})%2 == 1 {
+			quoted = !quoted
+		}
+		if i += n + 1; !quoted {
+			end = i
+		}
+	}
+}
+
+// blockRecords are the records of blocks of lines of an input.
+type blockRecords struct {
+	inf   *storage.Inferrer
+	lines []int // the records' line numbers
+}
+
+// merge adds the records of a block that decoded on its own to other (nil
+// if one of its records is bad). A block that has a bad record, or whose
+// types conflict with those of the blocks before, is decoded again by
+// decode, record by record into r: that finds the record to report, as
+// decoding the whole input record by record does.
+func (r *blockRecords) merge(other *blockRecords, decode func() error) error {
+	if other == nil || r.inf.Merge(other.inf) != nil {
+		return decode()
+	}
+	r.lines = append(r.lines, other.lines...)
+	return nil
 }
 
 // recordError reports a problem with the record on line of input name.

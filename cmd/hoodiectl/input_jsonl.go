@@ -28,60 +28,33 @@ const jsonlBlockSize = 4 << 20
 // blockSize bytes or so, decoded each on its own and merged in input order.
 func decodeJSONLBlocks(ctx context.Context, r io.Reader, name string, table *storage.Schema, blockSize int) (*write.Input, error) {
 	blocks := &blockReader{r: newTextReader(ctx, r, 4096), size: blockSize, line: 1}
-	m := &jsonlMerger{name: name, inf: newJSONLInferrer(table)}
-	decode := func(b lineBlock) *jsonlDecoder { return decodeJSONLBlock(b, table) }
-	if err := decodeBlocks(ctx, name, blocks, blocks.next(nil), decode, m.merge); err != nil {
+	newRecords := func() *blockRecords {
+		return &blockRecords{inf: storage.NewInferrer(storage.InferOptions{Table: table})}
+	}
+	decode := func(b lineBlock) *blockRecords {
+		recs := newRecords()
+		if newJSONLDecoder(recs).decode("", b) != nil {
+			return nil
+		}
+		return recs
+	}
+	all := newRecords()
+	merge := func(b lineBlock, recs *blockRecords) error {
+		err := all.merge(recs, func() error { return newJSONLDecoder(all).decode(name, b) })
+		if err == nil && b.err != io.EOF && b.err != nil {
+			err = fmt.Errorf("%s: read line %d: %w", name, b.line+bytes.Count(b.data, []byte{'\n'}), b.err)
+		}
+		return err
+	}
+	if err := decodeBlocks(ctx, name, blocks, blocks.next(nil), decode, merge); err != nil {
 		return nil, err
 	}
-	return finishInput(name, m.inf, m.lines)
-}
-
-// newJSONLInferrer returns an Inferrer for the records of a JSON lines input
-// written to a table of schema table.
-func newJSONLInferrer(table *storage.Schema) *storage.Inferrer {
-	return storage.NewInferrer(storage.InferOptions{Table: table})
-}
-
-// decodeJSONLBlock decodes the lines of block b on their own, into an
-// Inferrer of their own. It returns the decoder, or nil if a record is bad.
-func decodeJSONLBlock(b lineBlock, table *storage.Schema) *jsonlDecoder {
-	d := newJSONLDecoder(newJSONLInferrer(table))
-	if err := d.decode("", b); err != nil {
-		return nil
-	}
-	return d
-}
-
-// jsonlMerger merges the blocks of a JSON lines input in input order.
-type jsonlMerger struct {
-	name  string
-	inf   *storage.Inferrer // the records of the blocks merged
-	lines []int             // their line numbers
-}
-
-// merge merges block b, which decoded on its own by d (nil if a record is
-// bad). A block that has a bad record, or whose types conflict with those
-// of the blocks before, is decoded again record by record into m.inf: that
-// finds the record to report, as decoding the whole input line by line
-// does. A read error after the block comes after its records.
-func (m *jsonlMerger) merge(b lineBlock, d *jsonlDecoder) error {
-	if d == nil || m.inf.Merge(d.inf) != nil {
-		d = newJSONLDecoder(m.inf)
-		if err := d.decode(m.name, b); err != nil {
-			return err
-		}
-	}
-	m.lines = append(m.lines, d.lines...)
-	if b.err != nil && b.err != io.EOF {
-		return fmt.Errorf("%s: read line %d: %w", m.name, b.line+bytes.Count(b.data, []byte{'\n'}), b.err)
-	}
-	return nil
+	return finishInput(name, all.inf, all.lines)
 }
 
 // jsonlDecoder turns the lines of a JSON lines input into records.
 type jsonlDecoder struct {
-	inf   *storage.Inferrer
-	lines []int // the line numbers of the records added to inf
+	*blockRecords // the records decoded
 	// cols maps member names to column indexes, -1 for meta columns.
 	cols map[string]int
 	// setOn holds the line each column of inf was last set on, to find
@@ -96,14 +69,15 @@ type jsonlDecoder struct {
 	slab []any
 }
 
-// newJSONLDecoder returns a decoder adding records to inf. Their rows have
-// values for all the columns of inf, as Inferrer.Merge takes records to.
-func newJSONLDecoder(inf *storage.Inferrer) *jsonlDecoder {
-	return &jsonlDecoder{inf: inf, cols: map[string]int{}, setOn: make([]int, inf.NumColumns()), keys: map[string]string{}}
+// newJSONLDecoder returns a decoder adding records to recs. Their rows have
+// values for all the columns of recs.inf, as Inferrer.Merge takes records
+// to.
+func newJSONLDecoder(recs *blockRecords) *jsonlDecoder {
+	return &jsonlDecoder{blockRecords: recs, cols: map[string]int{}, setOn: make([]int, recs.inf.NumColumns()), keys: map[string]string{}}
 }
 
-// decode adds the records of the lines of block b to d.inf. An error names
-// the input name and the line.
+// decode adds the records of the lines of block b to d.blockRecords. An
+// error names the input name and the line.
 func (d *jsonlDecoder) decode(name string, b lineBlock) error {
 	data := b.data
 	for lineNo := b.line; len(data) > 0; lineNo++ {
