@@ -83,21 +83,22 @@ type blockReader struct {
 // there are none.
 func (br *blockReader) next(buf []byte) lineBlock {
 	buf = append(buf[:0], br.rest...)
-	if n := br.size - len(buf); n > 0 {
-		buf = slices.Grow(buf, n)
-	}
-	for {
+	// want is the size to read; buf grows as needed, so that a small input
+	// takes little memory.
+	for want := br.size; ; want = 2 * len(buf) {
 		var err error
-		for len(buf) < cap(buf) && err == nil {
+		for len(buf) < want && err == nil {
+			if len(buf) == cap(buf) {
+				buf = slices.Grow(buf, max(len(buf), 64<<10))
+			}
 			var n int
-			n, err = br.r.Read(buf[len(buf):cap(buf)])
+			n, err = br.r.Read(buf[len(buf):min(want, cap(buf))])
 			buf = buf[:len(buf)+n]
 		}
 		end := len(buf)
 		if err != io.EOF {
 			if end = br.cut(buf); end == 0 && err == nil {
-				buf = slices.Grow(buf, len(buf)) // a line longer than buf
-				continue
+				continue // a line longer than want
 			}
 		}
 		br.rest = append(br.rest[:0], buf[end:]...)

@@ -79,3 +79,22 @@ func benchTripCSV(n int) []byte {
 	}
 	return b.Bytes()
 }
+
+// BenchmarkDecodeSmall decodes inputs of three trips, which take no
+// goroutines.
+func BenchmarkDecodeSmall(b *testing.B) {
+	for _, format := range []string{"jsonl", "csv"} {
+		data := benchTripLines(3)
+		if format == "csv" {
+			data = benchTripCSV(3)
+		}
+		b.Run(format, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := decodeInput(context.Background(), bytes.NewReader(data), "trips."+format, format, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
