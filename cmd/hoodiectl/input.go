@@ -85,7 +85,7 @@ func (br *blockReader) next(buf []byte) lineBlock {
 	buf = append(buf[:0], br.rest...)
 	// want is the size to read; buf grows as needed, so that a small input
 	// takes little memory.
-	for want := br.size; ; want = 2 * len(buf) {
+	for want := max(br.size, 1); ; want = 2 * len(buf) {
 		var err error
 		for len(buf) < want && err == nil {
 			if len(buf) == cap(buf) {
@@ -105,6 +105,28 @@ func (br *blockReader) next(buf []byte) lineBlock {
 		b := lineBlock{data: buf[:end], line: br.line, err: err}
 		br.line += bytes.Count(b.data, []byte{'\n'})
 		return b
+	}
+}
+
+// cut returns the length of the block of lines buf starts with: up to its
+// last end of line, or the last outside quotes; 0 if there is none.
+func (br *blockReader) cut(buf []byte) int {
+	if !br.quotes {
+		return bytes.LastIndexByte(buf, '\n') + 1
+	}
+	// The blocks start outside quotes.
+	end, quoted := 0, false
+	for i := 0; ; {
+		n := bytes.IndexByte(buf[i:], '\n')
+		if n < 0 {
+			return end
+		}
+		if bytes.Count(buf[i:i+n], []byte{'"'})%2 == 1 {
+			quoted = !quoted
+		}
+		if i += n + 1; !quoted {
+			end = i
+		}
 	}
 }
 
@@ -173,28 +195,6 @@ func decodeBlocks[T any](ctx context.Context, name string, blocks *blockReader, 
 	}
 	// The reader stopped before the end of the input.
 	return fmt.Errorf("%s: %w", name, ctx.Err())
-}
-
-// cut returns the length of the block of lines buf starts with: up to its
-// last end of line, or the last outside quotes; 0 if there is none.
-func (br *blockReader) cut(buf []byte) int {
-	if !br.quotes {
-		return bytes.LastIndexByte(buf, '\n') + 1
-	}
-	// The blocks start outside quotes.
-	end, quoted := 0, false
-	for i := 0; ; {
-		n := bytes.IndexByte(buf[i:], '\n')
-		if n < 0 {
-			return end
-		}
-		if bytes.Count(buf[i:i+n], []byte{'"'})%2 == 1 {
-			quoted = !quoted
-		}
-		if i += n + 1; !quoted {
-			end = i
-		}
-	}
 }
 
 // blockRecords are the records of blocks of lines of an input.
