@@ -12,9 +12,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -947,20 +949,24 @@ type Inferrer struct {
 	table     *Schema
 	cols      []inferColumn
 	index     map[string]int // column index by name
-	// chunks hold the rows, rowChunk to a chunk: growing one slice of
-	// millions of rows would copy it over and over.
+	// chunks hold the rows, up to rowChunk to a chunk: growing one slice
+	// of millions of rows would copy it over and over. Merge moves the
+	// chunks of another Inferrer over, so that chunks but the last may be
+	// short too.
 	chunks [][][]any
 	n      int     // the number of rows
 	next   []*Type // the column types once the record being added is in
 }
 
-// rowChunk is the number of rows in a chunk of Inferrer.chunks.
+// rowChunk is the number of rows a chunk of Inferrer.chunks holds when Add
+// starts it.
 const rowChunk = 4096
 
 type inferColumn struct {
 	name string
 	pref *Type // the table column's type made nullable, or nil
 	typ  *Type // the join of the types of the values so far
+	rows int   // the number of records whose values reach the column
 }
 
 // NewInferrer returns an Inferrer holding no records.
@@ -1016,9 +1022,9 @@ func (in *Inferrer) Add(values []any) error {
 		in.next = append(in.next, t)
 	}
 	for i, t := range in.next {
-		in.cols[i].typ = t
+		in.cols[i].typ, in.cols[i].rows = t, in.cols[i].rows+1
 	}
-	if in.n%rowChunk == 0 {
+	if k := len(in.chunks); k == 0 || len(in.chunks[k-1]) == cap(in.chunks[k-1]) {
 		in.chunks = append(in.chunks, make([][]any, 0, rowChunk))
 	}
 	last := &in.chunks[len(in.chunks)-1]
@@ -1026,6 +1032,101 @@ func (in *Inferrer) Add(values []any) error {
 	in.n++
 	return nil
 }
+
+// Merge adds the records of other after those of in, as if Add had added
+// them to in one by one, each with null for the columns of in it lacks
+// (which matters for a column of the table: null has the column's type).
+// Records can so be inferred in parts, each by an Inferrer of its own, and
+// merged in order. The columns of other that in lacks are added after in's,
+// in other's order.
+//
+// Joining the types part by part gives the types that joining them record
+// by record does, and a conflict in one as in the other. An error names a
+// column whose types conflict, not a record; it leaves in as it was, so that
+// the caller can add other's records again by Add to learn which record
+// conflicts. other must have been made with the options in was made with,
+// and must not be used afterwards.
+func (in *Inferrer) Merge(other *Inferrer) error {
+	if other.ty != in.ty || other.table != in.table {
+		return fmt.Errorf("storage: merge of Inferrers made with different options")
+	}
+	// in.next holds the types of the columns once merged, in's then the
+	// new ones, and at the index in in of each column of other.
+	in.next = in.next[:0]
+	for j, c := range in.cols {
+		in.next = append(in.next, c.typ)
+		// The records of other that lack the column hold null there,
+		// which has the table's type.
+		if k, ok := other.index[c.name]; c.pref != nil && other.n > 0 && (!ok || other.cols[k].rows < other.n) {
+			var err *valueError
+			if in.next[j], err = join(in.next[j], c.pref, in.ty.text, "records"); err != nil {
+				err.column = c.name
+				return err
+			}
+		}
+	}
+	at := make([]int, len(other.cols))
+	for i, c := range other.cols {
+		j, ok := in.index[c.name]
+		if !ok {
+			at[i] = len(in.next)
+			in.next = append(in.next, c.typ)
+			continue
+		}
+		at[i] = j
+		var err *valueError
+		if in.next[j], err = join(in.next[j], c.typ, in.ty.text, "records"); err != nil {
+			err.column = c.name
+			return err
+		}
+	}
+	for j := range in.cols {
+		in.cols[j].typ, in.cols[j].rows = in.next[j], in.cols[j].rows+other.n
+	}
+	moved := false
+	for i, c := range other.cols {
+		if at[i] >= len(in.cols) {
+			c.typ = in.next[at[i]]
+			in.index[c.name] = len(in.cols)
+			in.cols = append(in.cols, c)
+		}
+		moved = moved || at[i] != i
+	}
+	for _, chunk := range other.chunks {
+		if moved {
+			renumber(chunk, at)
+		}
+		in.chunks = append(in.chunks, chunk)
+	}
+	in.n += other.n
+	other.chunks, other.n = nil, 0
+	return nil
+}
+
+// renumber replaces each row of rows, values by column, by one with value i
+// at column at[i].
+func renumber(rows [][]any, at []int) {
+	widths := make([]int, len(rows))
+	total := 0
+	for r, row := range rows {
+		for i := range row {
+			widths[r] = max(widths[r], at[i]+1)
+		}
+		total += widths[r]
+	}
+	slab := make([]any, total)
+	for r, row := range rows {
+		out := slab[:widths[r]:widths[r]]
+		slab = slab[widths[r]:]
+		for i, v := range row {
+			out[at[i]] = v
+		}
+		rows[r] = out
+	}
+}
+
+// NumColumns returns the number of columns.
+func (in *Inferrer) NumColumns() int { return len(in.cols) }
 
 // Len returns the number of records added.
 func (in *Inferrer) Len() int { return in.n }
@@ -1049,21 +1150,48 @@ func (in *Inferrer) Finish() (*Schema, [][]any, error) {
 	}
 	rows := make([][]any, 0, in.n)
 	for _, chunk := range in.chunks {
-		for _, row := range chunk {
-			if len(row) < len(fields) {
-				row = append(row, make([]any, len(fields)-len(row))...)
-			}
-			for i, v := range row {
-				cv, err := coerce(v, fields[i].Type)
-				if err != nil {
-					err.column = fields[i].Name
-					return nil, nil, fmt.Errorf("storage: record %d: %w", len(rows)+1, err)
-				}
-				row[i] = cv
-			}
-			rows = append(rows, row)
-		}
+		rows = append(rows, chunk...)
 	}
 	in.chunks = nil
+	// The rows are converted in parts, rowChunk rows at least, one a
+	// core; the error is the first part's that has one.
+	parts := max(1, min(runtime.GOMAXPROCS(0), len(rows)/rowChunk))
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		convert := func() { errs[p] = convertRows(rows, p*len(rows)/parts, (p+1)*len(rows)/parts, fields) }
+		if p == parts-1 {
+			convert()
+		} else {
+			wg.Go(convert)
+		}
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 	return s, rows, nil
+}
+
+// convertRows converts rows[from:to] in place to values of the types of
+// fields. An error is about the first row that does not convert.
+func convertRows(rows [][]any, from, to int, fields []Field) error {
+	for r := from; r < to; r++ {
+		row := rows[r]
+		if len(row) < len(fields) {
+			row = append(row, make([]any, len(fields)-len(row))...)
+		}
+		for i, v := range row {
+			cv, err := coerce(v, fields[i].Type)
+			if err != nil {
+				err.column = fields[i].Name
+				return fmt.Errorf("storage: record %d: %w", r+1, err)
+			}
+			row[i] = cv
+		}
+		rows[r] = row
+	}
+	return nil
 }

@@ -6,6 +6,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
+	"slices"
+	"sync"
 
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
@@ -56,6 +59,161 @@ func newTextReader(ctx context.Context, r io.Reader, size int) *bufio.Reader {
 		br.Discard(len(bom))
 	}
 	return br
+}
+
+// lineBlock is a block of whole lines of a text input.
+type lineBlock struct {
+	data []byte // the lines; the last lacks its end of line at the end of the input
+	line int    // the number of the first line
+	err  error  // the error reading on after data; io.EOF at the end of the input
+}
+
+// blockReader cuts a text input into blocks of whole lines.
+type blockReader struct {
+	r    io.Reader
+	size int // the size of a block, or so: a block has a line at least
+	// quotes tells to cut blocks only where an even number of double
+	// quotes comes before, outside the quoted fields of CSV.
+	quotes bool
+	line   int    // the number of the next block's first line
+	rest   []byte // what was read after the last block's end
+}
+
+// next reads the next block into buf's memory. After a block with an error
+// there are none.
+func (br *blockReader) next(buf []byte) lineBlock {
+	buf = append(buf[:0], br.rest...)
+	// want is the size to read; buf grows as needed, so that a small input
+	// takes little memory.
+	for want := max(br.size, 1); ; want = 2 * len(buf) {
+		var err error
+		for len(buf) < want && err == nil {
+			if len(buf) == cap(buf) {
+				buf = slices.Grow(buf, max(len(buf), 64<<10))
+			}
+			var n int
+			n, err = br.r.Read(buf[len(buf):min(want, cap(buf))])
+			buf = buf[:len(buf)+n]
+		}
+		end := len(buf)
+		if err != io.EOF {
+			if end = br.cut(buf); end == 0 && err == nil {
+				continue // a line longer than want
+			}
+		}
+		br.rest = append(br.rest[:0], buf[end:]...)
+		b := lineBlock{data: buf[:end], line: br.line, err: err}
+		br.line += bytes.Count(b.data, []byte{'\n'})
+		return b
+	}
+}
+
+// cut returns the length of the block of lines buf starts with: up to its
+// last end of line, or the last outside quotes; 0 if there is none.
+func (br *blockReader) cut(buf []byte) int {
+	if !br.quotes {
+		return bytes.LastIndexByte(buf, '\n') + 1
+	}
+	// The blocks start outside quotes.
+	end, quoted := 0, false
+	for i := 0; ; {
+		n := bytes.IndexByte(buf[i:], '\n')
+		if n < 0 {
+			return end
+		}
+		if bytes.Count(buf[i:i+n], []byte{'"'})%2 == 1 {
+			quoted = !quoted
+		}
+		if i += n + 1; !quoted {
+			end = i
+		}
+	}
+}
+
+// decodeBlocks decodes the blocks of lines of input name that blocks reads,
+// starting with first: decode decodes a block on its own, on all cores,
+// and merge merges it in input order, on the calling goroutine. An input of
+// one block is decoded without goroutines. It returns merge's first error,
+// or ctx's if it is done before the end of the input.
+func decodeBlocks[T any](ctx context.Context, name string, blocks *blockReader, first lineBlock, decode func(lineBlock) T, merge func(lineBlock, T) error) error {
+	if first.err != nil {
+		return merge(first, decode(first))
+	}
+	// The reader hands each block to a worker, then to the merger, in
+	// input order, with the channel the worker answers on. The blocks
+	// read and not yet merged are bounded by order's capacity.
+	type pending struct {
+		block lineBlock
+		done  chan T
+	}
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan pending)
+	order := make(chan pending, 2*workers)
+	free := make(chan []byte, cap(order)) // block buffers to reuse
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel() // before wg.Wait: stops the reader, and so the workers
+	wg.Go(func() {
+		defer close(jobs)
+		defer close(order)
+		for b := first; ; {
+			p := pending{b, make(chan T, 1)}
+			for _, ch := range []chan pending{jobs, order} {
+				select {
+				case ch <- p:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if b.err != nil {
+				return
+			}
+			var buf []byte
+			select {
+			case buf = <-free:
+			default:
+			}
+			b = blocks.next(buf)
+		}
+	})
+	for range workers {
+		wg.Go(func() {
+			for p := range jobs {
+				p.done <- decode(p.block)
+			}
+		})
+	}
+	for p := range order {
+		if err := merge(p.block, <-p.done); err != nil || p.block.err != nil {
+			return err // p.block.err is io.EOF: merge reports the others
+		}
+		select {
+		case free <- p.block.data:
+		default:
+		}
+	}
+	// The reader stopped before the end of the input.
+	return fmt.Errorf("%s: %w", name, ctx.Err())
+}
+
+// blockRecords are the records of blocks of lines of an input.
+type blockRecords struct {
+	inf   *storage.Inferrer
+	lines []int // the records' line numbers
+}
+
+// merge adds the records of a block that decoded on its own to other (nil
+// if one of its records is bad). A block that has a bad record, or whose
+// types conflict with those of the blocks before, is decoded again by
+// decode, record by record into r: that finds the record to report, as
+// decoding the whole input record by record does.
+func (r *blockRecords) merge(other *blockRecords, decode func() error) error {
+	if other == nil || r.inf.Merge(other.inf) != nil {
+		return decode()
+	}
+	r.lines = append(r.lines, other.lines...)
+	return nil
 }
 
 // recordError reports a problem with the record on line of input name.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -16,42 +17,120 @@ import (
 // record per row, each with as many fields as the header. Fields are untyped
 // text, an empty field is null.
 func decodeCSV(ctx context.Context, r io.Reader, name string, table *storage.Schema) (*write.Input, error) {
-	cr := csv.NewReader(newTextReader(ctx, r, 1<<16))
-	cr.ReuseRecord = true
+	return decodeCSVBlocks(ctx, r, name, table, csvBlockSize)
+}
+
+// csvBlockSize is the size of the blocks of records that decodeCSV decodes
+// in parallel.
+const csvBlockSize = 4 << 20
+
+// decodeCSVBlocks is decodeCSV cutting the records after the header into
+// blocks of blockSize bytes or so, decoded each on its own and merged in
+// input order.
+func decodeCSVBlocks(ctx context.Context, r io.Reader, name string, table *storage.Schema, blockSize int) (*write.Input, error) {
+	blocks := &blockReader{r: newTextReader(ctx, r, 4096), size: blockSize, line: 1, quotes: true}
+	first := blocks.next(nil)
+	cr := csv.NewReader(bytes.NewReader(first.data))
 	header, err := cr.Read()
+	for err == io.EOF && first.err == nil { // a block of blank lines before the header
+		first = blocks.next(first.data)
+		cr = csv.NewReader(bytes.NewReader(first.data))
+		header, err = cr.Read()
+	}
 	switch {
+	case err == io.EOF && first.err != io.EOF:
+		return nil, fmt.Errorf("%s: read: %w", name, first.err)
 	case err == io.EOF:
 		return nil, fmt.Errorf("%s: no records", name)
 	case err != nil:
-		return nil, csvError(name, err, 0, 0)
+		return nil, csvError(name, err, 0, 0, first.line-1)
 	}
-	inf := storage.NewInferrer(storage.InferOptions{Table: table, Text: true})
-	cols, numCols, err := csvColumns(inf, header)
-	if err != nil {
+	all := &blockRecords{inf: newCSVInferrer(table)}
+	if _, _, err := csvColumns(all.inf, header); err != nil {
 		line, _ := cr.FieldPos(0)
-		return nil, recordError(name, line, err)
+		return nil, recordError(name, first.line-1+line, err)
 	}
-	width := len(header)
-	var lines []int
+	// The records start after the header.
+	off := cr.InputOffset()
+	first.line += bytes.Count(first.data[:off], []byte{'\n'})
+	first.data = first.data[off:]
+	decodeInto := func(recs *blockRecords, b lineBlock) error {
+		d, err := newCSVDecoder(recs, header)
+		if err == nil {
+			err = d.decode(name, b)
+		}
+		return err
+	}
+	decode := func(b lineBlock) *blockRecords {
+		recs := &blockRecords{inf: newCSVInferrer(table)}
+		if decodeInto(recs, b) != nil {
+			return nil
+		}
+		return recs
+	}
+	merge := func(b lineBlock, recs *blockRecords) error {
+		err := all.merge(recs, func() error { return decodeInto(all, b) })
+		if err == nil && b.err != io.EOF && b.err != nil {
+			err = fmt.Errorf("%s: read: %w", name, b.err)
+		}
+		return err
+	}
+	if err := decodeBlocks(ctx, name, blocks, first, decode, merge); err != nil {
+		return nil, err
+	}
+	return finishInput(name, all.inf, all.lines)
+}
+
+// newCSVInferrer returns an Inferrer for the records of a CSV input written
+// to a table of schema table.
+func newCSVInferrer(table *storage.Schema) *storage.Inferrer {
+	return storage.NewInferrer(storage.InferOptions{Table: table, Text: true})
+}
+
+// csvDecoder turns the records of a CSV input into records of an Inferrer.
+type csvDecoder struct {
+	*blockRecords       // the records decoded
+	cols          []int // the column index of each header field, -1 for meta columns
+	numCols       int
+	width         int // the number of header fields
+}
+
+// newCSVDecoder returns a decoder adding records to recs, whose columns are
+// (or become) those of header.
+func newCSVDecoder(recs *blockRecords, header []string) (*csvDecoder, error) {
+	cols, numCols, err := csvColumns(recs.inf, header)
+	if err != nil {
+		return nil, err
+	}
+	return &csvDecoder{blockRecords: recs, cols: cols, numCols: numCols, width: len(header)}, nil
+}
+
+// decode adds the records of block b to d.blockRecords. An error names the
+// input name and the line.
+func (d *csvDecoder) decode(name string, b lineBlock) error {
+	cr := csv.NewReader(bytes.NewReader(b.data))
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = d.width
 	for {
 		fields, err := cr.Read()
 		if err == io.EOF {
-			return finishInput(name, inf, lines)
+			return nil
 		}
 		if err != nil {
-			return nil, csvError(name, err, len(fields), width)
+			return csvError(name, err, len(fields), d.width, b.line-1)
 		}
 		line, _ := cr.FieldPos(0)
-		row := make([]any, numCols)
+		line += b.line - 1
+		row := make([]any, d.numCols)
 		for i, f := range fields {
-			if cols[i] >= 0 && f != "" {
-				row[cols[i]] = f
+			if d.cols[i] >= 0 && f != "" {
+				row[d.cols[i]] = f
 			}
 		}
-		if err := inf.Add(row); err != nil {
-			return nil, recordError(name, line, err)
+		if err := d.inf.Add(row); err != nil {
+			return recordError(name, line, err)
 		}
-		lines = append(lines, line)
+		d.lines = append(d.lines, line)
 	}
 }
 
@@ -78,14 +157,15 @@ func csvColumns(inf *storage.Inferrer, header []string) (cols []int, n int, err 
 }
 
 // csvError describes an error reading a CSV record of n fields; width is
-// the header's field count.
-func csvError(name string, err error, n, width int) error {
+// the header's field count, and lines the number of lines of the input
+// before those the csv.Reader read.
+func csvError(name string, err error, n, width, lines int) error {
 	var pe *csv.ParseError
 	switch {
 	case !errors.As(err, &pe):
 		return fmt.Errorf("%s: read: %w", name, err)
 	case errors.Is(pe.Err, csv.ErrFieldCount):
-		return recordError(name, pe.StartLine, fmt.Errorf("the header has %d fields, this record %d", width, n))
+		return recordError(name, lines+pe.StartLine, fmt.Errorf("the header has %d fields, this record %d", width, n))
 	}
-	return recordError(name, pe.Line, fmt.Errorf("invalid CSV at column %d: %w", pe.Column, pe.Err))
+	return recordError(name, lines+pe.Line, fmt.Errorf("invalid CSV at column %d: %w", pe.Column, pe.Err))
 }

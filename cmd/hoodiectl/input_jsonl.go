@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,60 +17,48 @@ import (
 // decodeJSONL reads JSON lines: one JSON object per line, blank lines
 // skipped. Members keep their order, which gives the order of the columns.
 func decodeJSONL(ctx context.Context, r io.Reader, name string, table *storage.Schema) (*write.Input, error) {
-	br := newTextReader(ctx, r, 1<<20)
-	d := jsonlDecoder{
-		inf:  storage.NewInferrer(storage.InferOptions{Table: table}),
-		cols: map[string]int{},
-		keys: map[string]string{},
-	}
-	var (
-		lines []int
-		long  []byte
-	)
-	for lineNo := 1; ; lineNo++ {
-		line, readErr := readLine(br, &long)
-		if readErr != nil && readErr != io.EOF {
-			return nil, fmt.Errorf("%s: read line %d: %w", name, lineNo, readErr)
-		}
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			row, err := d.record(line, lineNo)
-			if err == nil {
-				err = d.inf.Add(row)
-			}
-			if err != nil {
-				return nil, recordError(name, lineNo, err)
-			}
-			lines = append(lines, lineNo)
-		}
-		if readErr == io.EOF {
-			return finishInput(name, d.inf, lines)
-		}
-	}
+	return decodeJSONLBlocks(ctx, r, name, table, jsonlBlockSize)
 }
 
-// readLine returns the next line of br with its end of line, or what is left
-// before the end of the input with io.EOF. The line is valid until the next
-// call; long holds the lines longer than br's buffer.
-func readLine(br *bufio.Reader, long *[]byte) ([]byte, error) {
-	line, err := br.ReadSlice('\n')
-	if err != bufio.ErrBufferFull {
-		return line, err
+// jsonlBlockSize is the size of the blocks of lines that decodeJSONL decodes
+// in parallel.
+const jsonlBlockSize = 4 << 20
+
+// decodeJSONLBlocks is decodeJSONL cutting the input into blocks of lines of
+// blockSize bytes or so, decoded each on its own and merged in input order.
+func decodeJSONLBlocks(ctx context.Context, r io.Reader, name string, table *storage.Schema, blockSize int) (*write.Input, error) {
+	blocks := &blockReader{r: newTextReader(ctx, r, 4096), size: blockSize, line: 1}
+	newRecords := func() *blockRecords {
+		return &blockRecords{inf: storage.NewInferrer(storage.InferOptions{Table: table})}
 	}
-	*long = append((*long)[:0], line...)
-	for err == bufio.ErrBufferFull {
-		line, err = br.ReadSlice('\n')
-		*long = append(*long, line...)
+	decode := func(b lineBlock) *blockRecords {
+		recs := newRecords()
+		if newJSONLDecoder(recs).decode("", b) != nil {
+			return nil
+		}
+		return recs
 	}
-	return *long, err
+	all := newRecords()
+	merge := func(b lineBlock, recs *blockRecords) error {
+		err := all.merge(recs, func() error { return newJSONLDecoder(all).decode(name, b) })
+		if err == nil && b.err != io.EOF && b.err != nil {
+			err = fmt.Errorf("%s: read line %d: %w", name, b.line+bytes.Count(b.data, []byte{'\n'}), b.err)
+		}
+		return err
+	}
+	if err := decodeBlocks(ctx, name, blocks, blocks.next(nil), decode, merge); err != nil {
+		return nil, err
+	}
+	return finishInput(name, all.inf, all.lines)
 }
 
 // jsonlDecoder turns the lines of a JSON lines input into records.
 type jsonlDecoder struct {
-	inf *storage.Inferrer
+	*blockRecords // the records decoded
 	// cols maps member names to column indexes, -1 for meta columns.
 	cols map[string]int
-	// setOn holds the line each column was last set on, to find members
-	// given twice.
+	// setOn holds the line each column of inf was last set on, to find
+	// members given twice.
 	setOn []int
 	// prev holds the columns of the members of the line before, by
 	// position: lines tend to list the same members in the same order.
@@ -80,6 +67,39 @@ type jsonlDecoder struct {
 	keys map[string]string
 	// slab is free memory for rows, which are allocated many at a time.
 	slab []any
+}
+
+// newJSONLDecoder returns a decoder adding records to recs. Their rows have
+// values for all the columns of recs.inf, as Inferrer.Merge takes records
+// to.
+func newJSONLDecoder(recs *blockRecords) *jsonlDecoder {
+	return &jsonlDecoder{blockRecords: recs, cols: map[string]int{}, setOn: make([]int, recs.inf.NumColumns()), keys: map[string]string{}}
+}
+
+// decode adds the records of the lines of block b to d.blockRecords. An
+// error names the input name and the line.
+func (d *jsonlDecoder) decode(name string, b lineBlock) error {
+	data := b.data
+	for lineNo := b.line; len(data) > 0; lineNo++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if line = bytes.TrimSpace(line); len(line) == 0 {
+			continue
+		}
+		row, err := d.record(line, lineNo)
+		if err == nil {
+			err = d.inf.Add(row)
+		}
+		if err != nil {
+			return recordError(name, lineNo, err)
+		}
+		d.lines = append(d.lines, lineNo)
+	}
+	return nil
 }
 
 // rowsPerSlab is the number of rows of jsonlDecoder.slab.
@@ -176,7 +196,9 @@ func (d *jsonlDecoder) lookup(key []byte) (int, error) {
 		if col, err = d.inf.Column(name); err != nil {
 			return 0, err
 		}
-		d.setOn = append(d.setOn, 0)
+		if col == len(d.setOn) { // a new column of inf
+			d.setOn = append(d.setOn, 0)
+		}
 	}
 	d.cols[name] = col
 	return col, nil
