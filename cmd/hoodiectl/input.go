@@ -130,6 +130,9 @@ func (br *blockReader) cut(buf []byte) int {
 	}
 }
 
+// maxBlocksAhead is the most blocks decodeBlocks reads ahead of the merge.
+const maxBlocksAhead = 16
+
 // decodeBlocks decodes the blocks of lines of input name that blocks reads,
 // starting with first: decode decodes a block on its own, on all cores,
 // and merge merges it in input order, on the calling goroutine. An input of
@@ -148,7 +151,9 @@ func decodeBlocks[T any](ctx context.Context, name string, blocks *blockReader, 
 	}
 	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan pending)
-	order := make(chan pending, 2*workers)
+	// At most maxBlocksAhead blocks wait to be merged, whatever the cores:
+	// 64 MiB of input beyond the records decoded.
+	order := make(chan pending, min(2*workers, maxBlocksAhead))
 	free := make(chan []byte, cap(order)) // block buffers to reuse
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
