@@ -133,7 +133,7 @@ func (m *merger) run(ctx context.Context) error {
 			return err
 		}
 	}
-	// New records come in record-key order (see sortRecords), or in input
+	// New records come in record-key order (see keyOrder), or in input
 	// order for a bulk insert that does not sort.
 	loc := index.Location{PartitionPath: m.task.partition, FileID: m.task.fileID}
 	keys := make([]string, 0, insertChunk)

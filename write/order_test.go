@@ -46,13 +46,7 @@ func TestSortAndPrecombine(t *testing.T) {
 		sorted     bool
 	}{{-1, true}, {1, true}, {-1, false}, {1, false}} {
 		t.Run(fmt.Sprintf("precombine column %d, sorted %v", tc.precombine, tc.sorted), func(t *testing.T) {
-			precombine := tc.precombine
-			order := keyOrder(all, 2)
-			recs := orderedRecords(all, order)
-			if tc.sorted {
-				recs = sortRecords(all, order, 2)
-			}
-			kept, failed, err := precombineKeys(recs, precombine)
+			kept, failed, err := precombineKeys(all, keyOrder(all, 2), tc.precombine)
 			if err != nil || failed != nil {
 				t.Fatalf("precombine failed on %v: %v", failed, err)
 			}
@@ -70,7 +64,7 @@ func TestSortAndPrecombine(t *testing.T) {
 					t.Errorf("record %d follows record %d", r.pos, kept[i-1].pos)
 				}
 				w := wants[r.key].pos
-				if precombine >= 0 {
+				if tc.precombine >= 0 {
 					w = wants[r.key].byOrder
 				}
 				if r.pos != w {
@@ -90,16 +84,9 @@ func TestPrecombineFailure(t *testing.T) {
 		{key: "b", row: []any{"text"}, pos: 2},
 		{key: "a", row: []any{"text"}, pos: 3},
 	}
-	for _, sorted := range []bool{true, false} {
-		order := keyOrder(all, 2)
-		recs := orderedRecords(all, order)
-		if sorted {
-			recs = sortRecords(all, order, 2)
-		}
-		_, failed, err := precombineKeys(recs, 0)
-		if err == nil || failed == nil || failed.pos != 2 {
-			t.Fatalf("sorted %v: failure %v on %+v, want one on the record at 2", sorted, err, failed)
-		}
+	_, failed, err := precombineKeys(all, keyOrder(all, 2), 0)
+	if err == nil || failed == nil || failed.pos != 2 {
+		t.Fatalf("failure %v on %+v, want one on the record at 2", err, failed)
 	}
 }
 

@@ -326,18 +326,12 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 		return nil, nil, err
 	}
 	order := keyOrder(all, w.settings.Parallelism)
-	// A bulk insert without sorting keeps the records in input order: the
-	// key order only brings the records of each key together.
-	inputOrder := op == OpBulkInsert && !w.settings.SortsBulkInsert()
-	recs := orderedRecords(all, order)
-	if !inputOrder {
-		recs = sortRecords(all, order, w.settings.Parallelism)
-	}
-	records, failed, err := precombineKeys(recs, precombine)
+	records, failed, err := precombineKeys(all, order, precombine)
 	if err != nil {
 		return nil, nil, in.recordError(int(failed.pos), failed.key, err)
 	}
-	if inputOrder {
+	if op == OpBulkInsert && !w.settings.SortsBulkInsert() {
+		// The key order only brought the records of each key together.
 		records = inInputOrder(all, records)
 	}
 	return schema, records, nil
