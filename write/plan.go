@@ -16,8 +16,9 @@ import (
 // record is one input record under the table schema, with what the write
 // computed for it.
 //
-// A write holds two of these per input record (in input order, then sorted),
-// so it is kept small: the precombine value is read from the row.
+// A write holds one of these per input record, in input order (keyOrder
+// sorts their positions), so it is kept small: the precombine value is read
+// from the row.
 type record struct {
 	row       []any
 	key       string

@@ -290,8 +290,8 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 		isDeleted = schema.FieldIndex(IsDeletedColumn)
 	}
 	// Converting rows and computing keys is independent per row: it runs
-	// on every core. The records are then sorted by key, and precombining
-	// is a pass over neighbours.
+	// on every core. Their positions are then sorted by key, and
+	// precombining is a pass over neighbours in that order.
 	if len(in.Rows) > math.MaxInt32 {
 		return nil, nil, fmt.Errorf("%s: %d records in one write; at most %d", in.displayName(), len(in.Rows), math.MaxInt32)
 	}

@@ -137,7 +137,9 @@ const maxBlocksAhead = 16
 // starting with first: decode decodes a block on its own, on all cores,
 // and merge merges it in input order, on the calling goroutine. An input of
 // one block is decoded without goroutines. It returns merge's first error,
-// or ctx's if it is done before the end of the input.
+// or ctx's if it is done before the end of the input. An error of merge is
+// returned at once: a read of blocks under way then ends in the background,
+// and the reading stops there.
 func decodeBlocks[T any](ctx context.Context, name string, blocks *blockReader, first lineBlock, decode func(lineBlock) T, merge func(lineBlock, T) error) error {
 	if first.err != nil {
 		return merge(first, decode(first))
@@ -155,10 +157,10 @@ func decodeBlocks[T any](ctx context.Context, name string, blocks *blockReader, 
 	// 64 MiB of input beyond the records decoded.
 	order := make(chan pending, min(2*workers, maxBlocksAhead))
 	free := make(chan []byte, cap(order)) // block buffers to reuse
+	// Canceling stops the reader at its next read, and so the workers.
 	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel() // before wg.Wait: stops the reader, and so the workers
 	wg.Go(func() {
 		defer close(jobs)
 		defer close(order)
@@ -190,8 +192,15 @@ func decodeBlocks[T any](ctx context.Context, name string, blocks *blockReader, 
 		})
 	}
 	for p := range order {
-		if err := merge(p.block, <-p.done); err != nil || p.block.err != nil {
-			return err // p.block.err is io.EOF: merge reports the others
+		if err := merge(p.block, <-p.done); err != nil {
+			// Not waiting for the reader: it may be blocked reading an
+			// input that stalls, a pipe whose writer neither writes nor
+			// closes. It stops at its next read.
+			return err
+		}
+		if p.block.err != nil { // io.EOF: merge reports the others
+			wg.Wait()
+			return nil
 		}
 		select {
 		case free <- p.block.data:
@@ -199,6 +208,7 @@ func decodeBlocks[T any](ctx context.Context, name string, blocks *blockReader, 
 		}
 	}
 	// The reader stopped before the end of the input.
+	wg.Wait()
 	return fmt.Errorf("%s: %w", name, ctx.Err())
 }
 

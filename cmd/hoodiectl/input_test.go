@@ -778,6 +778,51 @@ func TestDecodeBlocksCanceled(t *testing.T) {
 	}
 }
 
+// stallingReader reads r, then blocks until stall is closed, as a pipe
+// does whose writer neither writes nor closes.
+type stallingReader struct {
+	r     io.Reader
+	stall chan struct{}
+}
+
+func (s *stallingReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err == io.EOF {
+		<-s.stall
+	}
+	return n, err
+}
+
+// TestDecodeBlocksErrorStalledInput checks that a bad record is reported
+// once its block is read even when the input, a pipe say, has more to come
+// but stalls: the error must not wait for the read of a later block.
+func TestDecodeBlocksErrorStalledInput(t *testing.T) {
+	for _, tt := range []struct {
+		decode func(context.Context, io.Reader, string, *storage.Schema, int) (*write.Input, error)
+		data   string
+		want   string
+	}{
+		{decodeJSONLBlocks, "{\"a\": }\n" + strings.Repeat("{\"a\": 1}\n", 10), "in: line 1: "},
+		{decodeCSVBlocks, "a,b\n1\n" + strings.Repeat("1,2\n", 20), "in: line 2: "},
+	} {
+		r := &stallingReader{r: strings.NewReader(tt.data), stall: make(chan struct{})}
+		done := make(chan error, 1)
+		go func() {
+			_, err := tt.decode(context.Background(), r, "in", nil, 64)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("%.10q: error %v, want %s...", tt.data, err, tt.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("%.10q: no error 10s after a bad record while the input stalls", tt.data)
+		}
+		close(r.stall)
+	}
+}
+
 // csvTestFields are CSV fields by kind: a column takes fields of one.
 var csvTestFields = [][]string{
 	{`1`, `-7`, `12345678901`, ``},
