@@ -33,6 +33,10 @@ type valueNode struct {
 	kind     nodeKind
 	path     string // field path, for errors
 	optional bool   // the Parquet node is optional: null is def-1
+	// twoLevelElement marks the element of a two-level list whose Avro type
+	// is nullable: a null fits the schema, but the repeated field that is
+	// the element has no way to hold one.
+	twoLevelElement bool
 	// def is the definition level of a present value; a list or map present
 	// but empty has def, its entries have def+1 and more.
 	def int
@@ -173,6 +177,9 @@ func (c *planCompiler) complete(vn *valueNode, t *Type, n parquet.Node, rep int)
 		}
 		vn.kind, vn.rep = listValue, rep+1
 		vn.elem, err = c.node(t.Items, elem, vn.def+1, rep+1, vn.path+"[]")
+		if err == nil {
+			vn.elem.twoLevelElement = twoLevel && t.Items.Nullable
+		}
 	case t.Kind == KindMap && isMap:
 		key, value, merr := mapEntry(n)
 		if merr != nil {

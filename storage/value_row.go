@@ -60,7 +60,12 @@ type shredder struct {
 // target is the only leaf column to emit, or -1 for all.
 func (s *shredder) shred(n *valueNode, v any, rep, target int) error {
 	if v == nil {
-		if !n.optional {
+		switch {
+		case n.twoLevelElement:
+			// parquet-avro refuses them too, unless told to write
+			// three-level lists, which Hudi's writers do not.
+			return n.fieldError("null element: an array is written as Hudi's two-level Parquet list, whose elements cannot be null")
+		case !n.optional:
 			return n.fieldError("null value for a non-null field")
 		}
 		s.appendNulls(n, rep, n.def-1, target)

@@ -170,6 +170,7 @@ func TestAppendRowErrors(t *testing.T) {
 		{"stops", []any{[]any{1.5}}, `field "stops[]": []interface {} of length 1 does not match a record of 2 fields`},
 		{"stops", "x", `field "stops": string does not match an array`},
 		{"tags", []any{int64(1)}, `field "tags[]": int64 does not match`},
+		{"tags", []any{"a", nil}, `field "tags[]": null element: an array is written as Hudi's two-level Parquet list`},
 		{"scores", map[string]int64{}, `field "scores": map[string]int64 does not match a map`},
 		{"scores", map[string]any{"a": "b"}, `field "scores{}": string does not match`},
 		{"matrix", nil, `field "matrix": null value for a non-null field`},
