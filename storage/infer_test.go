@@ -555,12 +555,7 @@ func TestInferrer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := schemaString(s); got != tt.schema {
-				t.Errorf("schema\n got %s\nwant %s", got, tt.schema)
-			}
-			if !valuesEqual(rowsAsValues(rows), rowsAsValues(tt.rows)) {
-				t.Errorf("rows\n got %#v\nwant %#v", rows, tt.rows)
-			}
+			checkInferred(t, s, rows, tt.schema, tt.rows)
 			checkModelRows(t, s, rows)
 		})
 	}
@@ -769,13 +764,20 @@ func TestInferrerMerge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := schemaString(s); got != tt.schema {
-				t.Errorf("schema\n got %s\nwant %s", got, tt.schema)
-			}
-			if !valuesEqual(rowsAsValues(rows), rowsAsValues(tt.rows)) {
-				t.Errorf("rows\n got %#v\nwant %#v", rows, tt.rows)
-			}
+			checkInferred(t, s, rows, tt.schema, tt.rows)
 		})
+	}
+}
+
+// checkInferred fails t unless the schema and rows an Inferrer finished with
+// are those wanted.
+func checkInferred(t *testing.T, s *Schema, rows [][]any, schema string, want [][]any) {
+	t.Helper()
+	if got := schemaString(s); got != schema {
+		t.Errorf("schema\n got %s\nwant %s", got, schema)
+	}
+	if !valuesEqual(rowsAsValues(rows), rowsAsValues(want)) {
+		t.Errorf("rows\n got %#v\nwant %#v", rows, want)
 	}
 }
 

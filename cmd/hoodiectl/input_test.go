@@ -526,12 +526,6 @@ func FuzzJSONParser(f *testing.F) {
 	})
 }
 
-// decodeJSONLWhole decodes data as one block, as a decoder reading the input
-// line by line does.
-func decodeJSONLWhole(data []byte, table *storage.Schema) (*write.Input, error) {
-	return decodeJSONLBlocks(context.Background(), bytes.NewReader(data), "in.jsonl", table, len(data)+1)
-}
-
 // checkSameDecoding fails unless got and want, inputs and errors, are the
 // same.
 func checkSameDecoding(t *testing.T, got *write.Input, gotErr error, want *write.Input, wantErr error) {
@@ -607,16 +601,24 @@ func randomJSONL(rng *rand.Rand) []byte {
 	return b.Bytes()
 }
 
-// TestDecodeJSONLBlocks checks that decoding random inputs in small blocks,
-// many of them decoded in parallel, gives the schema, rows and lines, or
-// the error, of decoding them whole.
+// TestDecodeJSONLBlocks checks that decoding random JSON lines in small
+// blocks, many of them decoded in parallel, gives the schema, rows and
+// lines, or the error, of decoding them whole.
 func TestDecodeJSONLBlocks(t *testing.T) {
+	testDecodeBlocks(t, rand.New(rand.NewPCG(3, 4)), randomJSONL, "in.jsonl", decodeJSONLBlocks)
+}
+
+// testDecodeBlocks checks that decode, in blocks of random small sizes and
+// through readers that read less than asked, gives the schema, rows and
+// lines, or the error, that it gives in one block, on 1,500 inputs that
+// random draws, about half of them bad; with and without a table schema.
+func testDecodeBlocks(t *testing.T, rng *rand.Rand, random func(*rand.Rand) []byte, name string,
+	decode func(ctx context.Context, r io.Reader, name string, table *storage.Schema, blockSize int) (*write.Input, error)) {
 	table := parseAvro(t, inputTestTable)
-	rng := rand.New(rand.NewPCG(3, 4))
 	const trials = 1500
 	decoded, failed := 0, 0
 	for trial := range trials {
-		data := randomJSONL(rng)
+		data := random(rng)
 		var tab *storage.Schema
 		if rng.IntN(3) == 0 {
 			tab = table
@@ -626,8 +628,8 @@ func TestDecodeJSONLBlocks(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			r = iotest.HalfReader(r) // reads less than asked, as a pipe does
 		}
-		want, wantErr := decodeJSONLWhole(data, tab)
-		got, gotErr := decodeJSONLBlocks(context.Background(), r, "in.jsonl", tab, blockSize)
+		want, wantErr := decode(context.Background(), bytes.NewReader(data), name, tab, len(data)+1)
+		got, gotErr := decode(context.Background(), r, name, tab, blockSize)
 		t.Run(fmt.Sprint(trial), func(t *testing.T) {
 			defer func() {
 				if t.Failed() {
@@ -887,41 +889,7 @@ func randomCSV(rng *rand.Rand) []byte {
 // of them decoded in parallel, gives the schema, rows and lines, or the
 // error, of decoding it whole.
 func TestDecodeCSVBlocks(t *testing.T) {
-	table := parseAvro(t, inputTestTable)
-	rng := rand.New(rand.NewPCG(5, 6))
-	const trials = 1500
-	decoded, failed := 0, 0
-	for trial := range trials {
-		data := randomCSV(rng)
-		var tab *storage.Schema
-		if rng.IntN(3) == 0 {
-			tab = table
-		}
-		blockSize := 1 + rng.IntN(300)
-		var r io.Reader = bytes.NewReader(data)
-		if rng.IntN(2) == 0 {
-			r = iotest.HalfReader(r) // reads less than asked, as a pipe does
-		}
-		want, wantErr := decodeCSVBlocks(context.Background(), bytes.NewReader(data), "in.csv", tab, len(data)+1)
-		got, gotErr := decodeCSVBlocks(context.Background(), r, "in.csv", tab, blockSize)
-		t.Run(fmt.Sprint(trial), func(t *testing.T) {
-			defer func() {
-				if t.Failed() {
-					t.Logf("blocks of %d bytes, table %v:\n%s", blockSize, tab != nil, data)
-				}
-			}()
-			checkSameDecoding(t, got, gotErr, want, wantErr)
-		})
-		if wantErr == nil {
-			decoded++
-		} else {
-			failed++
-		}
-	}
-	// The inputs are meant to decode about half of the time.
-	if decoded < trials/4 || failed < trials/4 {
-		t.Errorf("%d inputs decoded, %d failed", decoded, failed)
-	}
+	testDecodeBlocks(t, rand.New(rand.NewPCG(5, 6)), randomCSV, "in.csv", decodeCSVBlocks)
 }
 
 // TestDecodeCSVBlocksErrors checks that decoding CSV in blocks reports the
