@@ -671,13 +671,7 @@ func numberedLines(n int, line string, given map[int]string) []byte {
 func TestDecodeJSONLBlocksErrors(t *testing.T) {
 	table := parseAvro(t, inputTestTable)
 	lines := func(n int, given map[int]string) []byte { return numberedLines(n, `{"b": 1}`, given) }
-	tests := []struct {
-		name    string
-		content []byte
-		table   *storage.Schema
-		readErr bool // reading fails after content
-		want    string
-	}{{
+	tests := []blockErrorCase{{
 		name:    "the first bad line wins",
 		content: lines(3000, map[int]string{2900: `{"b": }`, 1500: `[1]`, 2000: `{"b": "x"}`}),
 		want:    `in: line 1500: the line is not a JSON object`,
@@ -717,33 +711,41 @@ func TestDecodeJSONLBlocksErrors(t *testing.T) {
 		readErr: true,
 		want:    `in: line 1999: invalid JSON: the line ends where a member name should be`,
 	}}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			checkBlockError(t, decodeJSONLBlocks, tt.content, tt.table, tt.readErr, tt.want)
-		})
-	}
+	checkBlockErrors(t, decodeJSONLBlocks, tests)
 }
 
-// checkBlockError checks that decode, decodeJSONLBlocks or decodeCSVBlocks,
-// fails on content (followed by a read error if readErr) with the error
-// want, whole and in blocks of many sizes.
-func checkBlockError(t *testing.T, decode func(context.Context, io.Reader, string, *storage.Schema, int) (*write.Input, error),
-	content []byte, table *storage.Schema, readErr bool, want string) {
+// blockErrorCase is an input that decoding must refuse, whole or in blocks.
+type blockErrorCase struct {
+	name    string
+	content []byte
+	table   *storage.Schema
+	readErr bool   // reading fails after content
+	want    string // the error
+}
+
+// checkBlockErrors checks that decode, decodeJSONLBlocks or decodeCSVBlocks,
+// fails on the content of each case (followed by a read error if readErr)
+// with the error wanted, whole and in blocks of many sizes.
+func checkBlockErrors(t *testing.T, decode func(context.Context, io.Reader, string, *storage.Schema, int) (*write.Input, error), tests []blockErrorCase) {
 	t.Helper()
-	decodeIn := func(blockSize int) (*write.Input, error) {
-		var r io.Reader = bytes.NewReader(content)
-		if readErr {
-			r = io.MultiReader(r, iotest.ErrReader(errors.New("boom")))
-		}
-		return decode(context.Background(), r, "in", table, blockSize)
-	}
-	whole, wholeErr := decodeIn(len(content) + 1)
-	if wholeErr == nil || wholeErr.Error() != want {
-		t.Fatalf("decoded whole: error %v, want %s", wholeErr, want)
-	}
-	for _, blockSize := range []int{1, 100, 1000} {
-		got, gotErr := decodeIn(blockSize)
-		checkSameDecoding(t, got, gotErr, whole, wholeErr)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			decodeIn := func(blockSize int) (*write.Input, error) {
+				var r io.Reader = bytes.NewReader(tt.content)
+				if tt.readErr {
+					r = io.MultiReader(r, iotest.ErrReader(errors.New("boom")))
+				}
+				return decode(context.Background(), r, "in", tt.table, blockSize)
+			}
+			whole, wholeErr := decodeIn(len(tt.content) + 1)
+			if wholeErr == nil || wholeErr.Error() != tt.want {
+				t.Fatalf("decoded whole: error %v, want %s", wholeErr, tt.want)
+			}
+			for _, blockSize := range []int{1, 100, 1000} {
+				got, gotErr := decodeIn(blockSize)
+				checkSameDecoding(t, got, gotErr, whole, wholeErr)
+			}
+		})
 	}
 }
 
@@ -900,13 +902,7 @@ func TestDecodeCSVBlocksErrors(t *testing.T) {
 		given[1] = "a,attrs"
 		return numberedLines(n, "1,", given)
 	}
-	tests := []struct {
-		name    string
-		content []byte
-		table   *storage.Schema
-		readErr bool // reading fails after content
-		want    string
-	}{{
+	tests := []blockErrorCase{{
 		name:    "the first bad line wins",
 		content: lines(3000, map[int]string{2900: `1,"x`, 1500: `1`, 2000: `1,a"b`}),
 		want:    `in: line 1500: the header has 2 fields, this record 1`,
@@ -934,9 +930,5 @@ func TestDecodeCSVBlocksErrors(t *testing.T) {
 		readErr: true,
 		want:    `in: line 2999: the header has 2 fields, this record 3`,
 	}}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			checkBlockError(t, decodeCSVBlocks, tt.content, tt.table, tt.readErr, tt.want)
-		})
-	}
+	checkBlockErrors(t, decodeCSVBlocks, tests)
 }
