@@ -158,9 +158,9 @@ var bulkInsertSorts = map[string]bool{
 }
 
 // SortsBulkInsert reports whether a bulk insert writes its records in key
-// order (see BulkInsertSortMode); an unset mode does.
+// order (see BulkInsertSortMode, in any case); an unset mode does.
 func (s *Settings) SortsBulkInsert() bool {
-	sorts, known := bulkInsertSorts[s.BulkInsertSortMode]
+	sorts, known := bulkInsertSorts[strings.ToUpper(strings.TrimSpace(s.BulkInsertSortMode))]
 	return sorts || !known
 }
 

@@ -67,6 +67,21 @@ func TestParseSettings(t *testing.T) {
 	}
 }
 
+// TestSortsBulkInsert checks which sort modes sort, whatever their case,
+// when a Go caller sets them directly.
+func TestSortsBulkInsert(t *testing.T) {
+	for mode, want := range map[string]bool{
+		"": true, "GLOBAL_SORT": true, "partition_sort": true, "PARTITION_PATH_REPARTITION_AND_SORT": true,
+		"NONE": false, "none": false, " None ": false, "PARTITION_PATH_REPARTITION": false,
+	} {
+		s := DefaultSettings()
+		s.BulkInsertSortMode = mode
+		if got := s.SortsBulkInsert(); got != want {
+			t.Errorf("mode %q: sorts %v, want %v", mode, got, want)
+		}
+	}
+}
+
 // TestWriteStringEncoding checks that the string encoding setting reaches
 // the files a write makes.
 func TestWriteStringEncoding(t *testing.T) {
