@@ -218,11 +218,11 @@ type blockRecords struct {
 	lines []int // the records' line numbers
 }
 
-// merge adds the records of a block that decoded on its own to other (nil
-// if one of its records is bad). A block that has a bad record, or whose
-// types conflict with those of the blocks before, is decoded again by
-// decode, record by record into r: that finds the record to report, as
-// decoding the whole input record by record does.
+// merge adds other, the records of a block decoded on its own (nil if one
+// of them is bad), to r. A block that has a bad record, or whose types
+// conflict with those of the blocks before, is decoded again by decode,
+// record by record into r: that finds the record to report, as decoding the
+// whole input record by record does.
 func (r *blockRecords) merge(other *blockRecords, decode func() error) error {
 	if other == nil || r.inf.Merge(other.inf) != nil {
 		return decode()
