@@ -64,7 +64,7 @@ func (s *shredder) shred(n *valueNode, v any, rep, target int) error {
 		case n.twoLevelElement:
 			// parquet-avro refuses them too, unless told to write
 			// three-level lists, which Hudi's writers do not.
-			return n.fieldError("null element: an array is written as Hudi's two-level Parquet list, whose elements cannot be null")
+			return n.fieldError("null element: an array is written as Hudi's two-level Parquet list, whose elements cannot be null; leave the nulls out of the array")
 		case !n.optional:
 			return n.fieldError("null value for a non-null field")
 		}

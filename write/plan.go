@@ -101,9 +101,9 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 		return nil, err
 	}
 	var dupes []*record
-	// The records lie anywhere in memory (they come in key order, not input
-	// order). Their partitions are read a chunk at a time in a loop of its
-	// own, whose cache misses overlap, and which brings each record's
+	// In key order, the records jump around memory, which holds them in
+	// input order. Their partitions are read a chunk at a time in a loop of
+	// its own, whose cache misses overlap, and which brings each record's
 	// memory close for the loop below: an insert of 1M records planned in
 	// 0.07 s against 0.13 s.
 	var parts [512]string
