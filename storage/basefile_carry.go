@@ -24,6 +24,9 @@ func (w *BaseFileWriter) CarryRowGroup(rowGroup parquet.RowGroup, fileName strin
 	if err := w.usable(); err != nil {
 		return nil, err
 	}
+	if w.columnar != nil {
+		return nil, w.fail(errNewRecordsOnly)
+	}
 	if !parquet.EqualNodes(rowGroup.Schema(), w.pw.Schema()) {
 		return nil, w.fail(errors.New("carry a row group: its Parquet schema is not the file's"))
 	}

@@ -78,6 +78,9 @@ func (w *BaseFileWriter) WriteNew(meta *NewRecordMeta, firstSeqNo int64, keys []
 	case (w.keyed || keys != nil) && len(keys) != len(rows):
 		return w.fail(fmt.Errorf("write new records: %d keys for %d rows", len(keys), len(rows)))
 	}
+	if w.columnar != nil {
+		return w.writeNewColumnar(meta, firstSeqNo, keys, rows)
+	}
 	// Rows of WriteRow go first: every column must hold whole rows.
 	if err := w.writeBatch(); err != nil {
 		return err
@@ -142,14 +145,48 @@ func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, first i
 			return fmt.Errorf("column %d: %w", i, err)
 		}
 	}
+	w.addNewKeys(keys, len(rows))
+	return nil
+}
+
+// writeNewColumnar is WriteNew for a writer of its own columns.
+func (w *BaseFileWriter) writeNewColumnar(meta *NewRecordMeta, firstSeqNo int64, keys []string, rows [][]any) error {
 	if !w.keyed {
-		w.numRows += int64(len(rows))
-		return nil
+		meta = nil
+	}
+	for start := 0; start < len(rows); start += newRecordsChunk {
+		if err := w.ctx.Err(); err != nil {
+			return w.fail(err)
+		}
+		end := min(start+newRecordsChunk, len(rows))
+		var chunkKeys []string
+		if keys != nil {
+			chunkKeys = keys[start:end]
+		}
+		if r, err := w.columnar.writeNew(w.plan, meta, firstSeqNo+int64(start), chunkKeys, rows[start:end]); err != nil {
+			return w.fail(newRecordError(start, chunkKeys, r, err))
+		}
+		w.addNewKeys(chunkKeys, end-start)
+		if err := w.columnar.endPages(); err != nil {
+			return w.fail(err)
+		}
+		if err := w.checkRowGroup(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addNewKeys counts n new records written, and records their keys when the
+// file has meta fields.
+func (w *BaseFileWriter) addNewKeys(keys []string, n int) {
+	if !w.keyed {
+		w.numRows += int64(n)
+		return
 	}
 	for _, key := range keys {
 		w.addKey(key, true)
 	}
-	return nil
 }
 
 // newRecordError is err about record r of the chunk of keys whose first

@@ -65,6 +65,13 @@ type BaseFileOptions struct {
 	// them. Such rows carry no record key, so the footer has neither a
 	// bloom filter nor a record-key range, as Spark writes these files.
 	NoMetaFields bool
+	// NewRecordsOnly promises that every record will come through
+	// WriteNew, as in a file group's first version. The writer then
+	// encodes the columns of a flat schema (one without records, arrays or
+	// maps) itself, straight from the records' values, at about half the
+	// cost of parquet-go's writer, to the same file. WriteRow, WriteRows,
+	// CarryRows and CarryRowGroup fail on such a writer.
+	NewRecordsOnly bool
 }
 
 // compressionCodecs maps hoodie.parquet.compression.codec values to codecs.
@@ -148,6 +155,9 @@ type BaseFileWriter struct {
 	// parquet-avro's two-level lists.
 	//lint:ignore SA1019 rows, not Go values, are written
 	pw *parquet.Writer
+	// columnar writes the file instead of pw for NewRecordsOnly writers
+	// of flat schemas; pw is then nil.
+	columnar *columnarFile
 
 	blockSize    int64
 	rowGroupBase int64 // pw.Size() when the current row group began
@@ -204,6 +214,12 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 	if pageSize < 0 || blockSize < 0 {
 		return nil, fmt.Errorf("bad page size %d or block size %d", pageSize, blockSize)
 	}
+	var layout *columnarLayout
+	if opts.NewRecordsOnly {
+		if layout, err = columnarLayoutOf(c); err != nil {
+			return nil, err
+		}
+	}
 	w := &BaseFileWriter{ctx: ctx, fsys: fsys, path: path, schema: schema, plan: c.plan, blockSize: blockSize, keyed: keyed}
 	var bloom *BloomFilter
 	switch {
@@ -225,6 +241,13 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 		w.seeded = opts.SeedBloom != nil
 	}
 	w.count.w = w.out
+	if layout != nil && layout.ok {
+		w.columnar = newColumnarFile(layout, &w.count, codec, stringEncoding, pageSize, []format.KeyValue{
+			{Key: FooterAvroSchema, Value: string(avroJSON)},
+			{Key: FooterWriterModel, Value: "avro"},
+		})
+		return w, nil
+	}
 	w.pw = parquet.NewWriter(&w.count, append(writerOptions(c.parquet, codec, stringEncoding, pageSize),
 		parquet.KeyValueMetadata(FooterAvroSchema, string(avroJSON)),
 		parquet.KeyValueMetadata(FooterWriterModel, "avro"),
@@ -289,12 +312,20 @@ func (w *BaseFileWriter) NumRows() int64 { return w.numRows }
 // Size returns the bytes written so far plus an estimate of the bytes
 // buffered for the current row group: about the file's size if it were
 // closed now, less the footer. Writers use it to cap file sizes.
-func (w *BaseFileWriter) Size() int64 { return w.pw.Size() }
+func (w *BaseFileWriter) Size() int64 {
+	if w.columnar != nil {
+		return w.columnar.size()
+	}
+	return w.pw.Size()
+}
 
 // WriteRow writes one row given as values of the value model.
 func (w *BaseFileWriter) WriteRow(values []any) error {
 	if err := w.usable(); err != nil {
 		return err
+	}
+	if w.columnar != nil {
+		return w.fail(errNewRecordsOnly)
 	}
 	var key string
 	if w.keyed && len(values) > 2 {
@@ -362,6 +393,9 @@ func (w *BaseFileWriter) writeRows(rows []parquet.Row, bloom bool) (int, error) 
 	if err := w.usable(); err != nil {
 		return 0, err
 	}
+	if w.columnar != nil {
+		return 0, w.fail(errNewRecordsOnly)
+	}
 	if err := w.writeBatch(); err != nil {
 		return 0, err
 	}
@@ -417,16 +451,22 @@ func (w *BaseFileWriter) addKey(key string, bloom bool) {
 
 // checkRowGroup ends the current row group once it reaches the block size.
 func (w *BaseFileWriter) checkRowGroup() error {
-	if w.pw.Size()-w.rowGroupBase < w.blockSize {
+	if w.Size()-w.rowGroupBase < w.blockSize {
 		return nil
 	}
 	if err := w.ctx.Err(); err != nil {
 		return w.fail(err)
 	}
-	if err := w.pw.Flush(); err != nil {
+	var err error
+	if w.columnar != nil {
+		err = w.columnar.endRowGroup()
+	} else {
+		err = w.pw.Flush()
+	}
+	if err != nil {
 		return w.fail(err)
 	}
-	w.rowGroupBase = w.pw.Size()
+	w.rowGroupBase = w.Size()
 	return nil
 }
 
@@ -483,14 +523,28 @@ func (w *BaseFileWriter) finish() error {
 		}
 	}
 	if w.keyed && w.numRows > 0 {
-		w.pw.SetKeyValueMetadata(FooterMinRecordKey, string(w.minKey))
-		w.pw.SetKeyValueMetadata(FooterMaxRecordKey, string(w.maxKey))
+		w.setMetadata(FooterMinRecordKey, string(w.minKey))
+		w.setMetadata(FooterMaxRecordKey, string(w.maxKey))
 	}
 	if w.bloom != nil {
-		w.pw.SetKeyValueMetadata(FooterBloomFilter, w.stopBloom().String())
-		w.pw.SetKeyValueMetadata(FooterBloomFilterType, bloomFilterTypeDynamic)
+		w.setMetadata(FooterBloomFilter, w.stopBloom().String())
+		w.setMetadata(FooterBloomFilterType, bloomFilterTypeDynamic)
+	}
+	if w.columnar != nil {
+		err := w.columnar.close()
+		w.columnar.release()
+		return err
 	}
 	return w.pw.Close()
+}
+
+// setMetadata sets a key of the footer's metadata.
+func (w *BaseFileWriter) setMetadata(key, value string) {
+	if w.columnar != nil {
+		w.columnar.setMetadata(key, value)
+		return
+	}
+	w.pw.SetKeyValueMetadata(key, value)
 }
 
 // Abort gives up the file: it closes and removes it. It may be called after
@@ -516,6 +570,9 @@ func (w *BaseFileWriter) stopBloom() *BloomFilter {
 func (w *BaseFileWriter) discard() error {
 	if w.bloom != nil {
 		w.stopBloom()
+	}
+	if w.columnar != nil {
+		w.columnar.release()
 	}
 	w.done = true
 	return errors.Join(w.out.Close(), w.remove())

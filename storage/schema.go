@@ -262,6 +262,10 @@ type Schema struct {
 type compiledSchema struct {
 	parquet *parquet.Schema
 	plan    *rowPlan
+
+	columnarOnce sync.Once
+	columnar     *columnarLayout // see columnarLayoutOf
+	columnarErr  error
 }
 
 // compile checks the schema and derives its Parquet form once.

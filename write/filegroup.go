@@ -56,6 +56,8 @@ func (e *taskEnv) runTask(ctx context.Context, t *fileGroupTask, taskNo int) (re
 	}
 	opts := e.w.settings.baseFileOptions()
 	opts.NoMetaFields = e.keys != nil
+	// A new file group's first version holds new records only.
+	opts.NewRecordsOnly = t.prev == nil
 	var prev *storage.BaseFile
 	if t.prev != nil {
 		if prev, err = storage.OpenBaseFile(ctx, e.w.fsys, t.prev.Path); err != nil {

@@ -1,0 +1,373 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/encoding"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// parquetMagic starts and ends every Parquet file.
+const parquetMagic = "PAR1"
+
+// columnarLayout is what the columnar writer needs to know of a schema,
+// derived once per schema: the footer parts parquet-go's writer would
+// write for it, and the leaf columns.
+type columnarLayout struct {
+	// ok is set when the columnar writer can write the schema: every field
+	// is a single leaf column.
+	ok           bool
+	elements     []format.SchemaElement
+	createdBy    string
+	columnOrders []format.ColumnOrder
+	leaves       []columnarLeaf
+}
+
+// columnarLeaf is one leaf column of a flat schema.
+type columnarLeaf struct {
+	path       []string
+	typ        parquet.Type
+	kind       parquet.Kind
+	size       int // the length of a fixed-length byte array
+	optional   bool
+	dictionary bool
+}
+
+// columnarLayoutOf returns the layout of the compiled schema c, deriving
+// it on first use.
+func columnarLayoutOf(c *compiledSchema) (*columnarLayout, error) {
+	c.columnarOnce.Do(func() { c.columnar, c.columnarErr = newColumnarLayout(c) })
+	return c.columnar, c.columnarErr
+}
+
+func newColumnarLayout(c *compiledSchema) (*columnarLayout, error) {
+	layout := &columnarLayout{ok: true}
+	for _, n := range c.plan.fields {
+		if n.kind != leafValue {
+			layout.ok = false
+			return layout, nil
+		}
+	}
+	for i, path := range c.parquet.Columns() {
+		leaf, _ := c.parquet.Lookup(path...)
+		node := leaf.Node
+		l := columnarLeaf{
+			path:       path,
+			typ:        node.Type(),
+			kind:       node.Type().Kind(),
+			size:       node.Type().Length(),
+			optional:   node.Optional(),
+			dictionary: node.Encoding() != nil && node.Encoding().Encoding() == format.RLEDictionary,
+		}
+		if leaf.MaxRepetitionLevel != 0 || leaf.MaxDefinitionLevel > 1 || leaf.ColumnIndex != i || l.kind == parquet.Int96 {
+			layout.ok = false
+			return layout, nil
+		}
+		layout.leaves = append(layout.leaves, l)
+	}
+	// parquet-go's writer knows how to describe the schema in a footer:
+	// an empty file of it gives the schema elements, the writer's name and
+	// the column orders, which the columnar writer's footers then repeat.
+	var empty bytes.Buffer
+	//lint:ignore SA1019 rows, not Go values, are written
+	pw := parquet.NewWriter(&empty, c.parquet)
+	if err := pw.Close(); err != nil {
+		return nil, fmt.Errorf("describe the Parquet schema: %w", err)
+	}
+	meta := pw.File().Metadata()
+	layout.elements, layout.createdBy, layout.columnOrders = meta.Schema, meta.CreatedBy, meta.ColumnOrders
+	return layout, nil
+}
+
+// columnarFile writes a base file of a flat schema column by column, with
+// pages of its own making: the values of new records go straight into
+// typed page buffers, without becoming parquet.Values, and each page is
+// encoded from them with parquet-go's encoders. It writes what parquet-go's
+// writer writes with the base files' options: data pages v1, the same
+// encodings and codec, chunk statistics and size statistics, column and
+// offset indexes, and the same footer.
+type columnarFile struct {
+	layout   *columnarLayout
+	out      *countingWriter
+	codec    compress.Codec // nil for uncompressed pages
+	codecID  format.CompressionCodec
+	pageSize int // a page is written once its values reach this size
+	columns  []*columnarColumn
+	metadata []format.KeyValue
+
+	rowGroupRows  int64 // rows in the current row group
+	rowGroups     []format.RowGroup
+	columnIndexes [][]format.ColumnIndex
+	offsetIndexes [][]format.OffsetIndex
+	page          *pageScratch // shared by the columns' page encoding
+	flat          []any        // the values of writeNew's rows, row by row
+}
+
+// newColumnarFile returns a writer of files of layout to out.
+func newColumnarFile(layout *columnarLayout, out *countingWriter, codec compress.Codec, stringEncoding encoding.Encoding, pageSize int, metadata []format.KeyValue) *columnarFile {
+	f := &columnarFile{layout: layout, out: out, codec: codec, codecID: codec.CompressionCodec(), metadata: metadata,
+		// parquet-go ends a page at 98% of the page buffer size.
+		pageSize: int(float64(pageSize) * 0.98)}
+	if f.codecID == format.Uncompressed {
+		f.codec = nil
+	}
+	for i := range layout.leaves {
+		f.columns = append(f.columns, newColumnarColumn(&layout.leaves[i], stringEncoding))
+	}
+	if s, ok := pageScratchPool.Get().(*pageScratch); ok {
+		f.page = s
+	} else {
+		f.page = new(pageScratch)
+	}
+	return f
+}
+
+// release gives the writer's memory back for other writers to use. The
+// writer is done.
+func (f *columnarFile) release() {
+	if f.page == nil {
+		return
+	}
+	for _, c := range f.columns {
+		c.release()
+	}
+	pageScratchPool.Put(f.page)
+	f.columns, f.page, f.flat = nil, nil, nil
+}
+
+// pageScratchPool holds the pageScratch of writers done.
+var pageScratchPool sync.Pool
+
+// setMetadata sets a key of the footer's metadata, replacing its value if
+// it has one.
+func (f *columnarFile) setMetadata(key, value string) {
+	for i := range f.metadata {
+		if f.metadata[i].Key == key {
+			f.metadata[i].Value = value
+			return
+		}
+	}
+	f.metadata = append(f.metadata, format.KeyValue{Key: key, Value: value})
+}
+
+// size returns the bytes written plus those buffered for the current row
+// group, as parquet.Writer.Size does.
+func (f *columnarFile) size() int64 {
+	n := f.out.n
+	for _, c := range f.columns {
+		n += int64(len(c.pages)) + int64(c.page.size())
+	}
+	return n
+}
+
+// endPages writes out the page of every column that has reached the page
+// size. Rows are whole in every column between calls of writeNew.
+func (f *columnarFile) endPages() error {
+	for i, c := range f.columns {
+		if c.page.size() >= f.pageSize {
+			if err := c.endPage(f.codec, f.page); err != nil {
+				return fmt.Errorf("column %d: %w", i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// endRowGroup writes the current row group: each column's chunk, its
+// dictionary page first when it has one.
+func (f *columnarFile) endRowGroup() error {
+	if f.rowGroupRows == 0 {
+		return nil
+	}
+	if f.out.n == 0 {
+		if _, err := io.WriteString(f.out, parquetMagic); err != nil {
+			return err
+		}
+	}
+	rg := format.RowGroup{NumRows: f.rowGroupRows, FileOffset: f.out.n, Ordinal: int16(len(f.rowGroups))}
+	columnIndexes := make([]format.ColumnIndex, len(f.columns))
+	offsetIndexes := make([]format.OffsetIndex, len(f.columns))
+	for i, c := range f.columns {
+		if err := c.endPage(f.codec, f.page); err != nil {
+			return fmt.Errorf("column %d: %w", i, err)
+		}
+		chunk, err := c.writeChunk(f.out, f.codec, f.codecID, f.page)
+		if err != nil {
+			return fmt.Errorf("column %d: %w", i, err)
+		}
+		rg.Columns = append(rg.Columns, chunk.column)
+		rg.TotalByteSize += chunk.column.MetaData.TotalUncompressedSize
+		rg.TotalCompressedSize += chunk.column.MetaData.TotalCompressedSize
+		columnIndexes[i], offsetIndexes[i] = chunk.columnIndex, chunk.offsetIndex
+	}
+	f.rowGroups = append(f.rowGroups, rg)
+	f.columnIndexes = append(f.columnIndexes, columnIndexes)
+	f.offsetIndexes = append(f.offsetIndexes, offsetIndexes)
+	f.rowGroupRows = 0
+	return nil
+}
+
+// close writes the last row group, the page indexes and the footer.
+func (f *columnarFile) close() error {
+	if err := f.endRowGroup(); err != nil {
+		return err
+	}
+	if f.out.n == 0 {
+		if _, err := io.WriteString(f.out, parquetMagic); err != nil {
+			return err
+		}
+	}
+	var numRows int64
+	for _, rg := range f.rowGroups {
+		numRows += rg.NumRows
+	}
+	var buf bytes.Buffer
+	enc := thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(&buf))
+	// The column indexes of every chunk come first, then the offset
+	// indexes, as parquet-go and parquet-mr lay them out.
+	for i := range f.rowGroups {
+		for j := range f.rowGroups[i].Columns {
+			offset := f.out.n + int64(buf.Len())
+			if err := enc.Encode(&f.columnIndexes[i][j]); err != nil {
+				return fmt.Errorf("encode a column index: %w", err)
+			}
+			chunk := &f.rowGroups[i].Columns[j]
+			chunk.ColumnIndexOffset, chunk.ColumnIndexLength = offset, int32(f.out.n+int64(buf.Len())-offset)
+		}
+	}
+	for i := range f.rowGroups {
+		for j := range f.rowGroups[i].Columns {
+			offset := f.out.n + int64(buf.Len())
+			if err := enc.Encode(&f.offsetIndexes[i][j]); err != nil {
+				return fmt.Errorf("encode an offset index: %w", err)
+			}
+			chunk := &f.rowGroups[i].Columns[j]
+			chunk.OffsetIndexOffset, chunk.OffsetIndexLength = offset, int32(f.out.n+int64(buf.Len())-offset)
+		}
+	}
+	footerStart := buf.Len()
+	meta := format.FileMetaData{
+		// parquet-go's version number: the format's version 2 features.
+		Version:          2,
+		Schema:           f.layout.elements,
+		NumRows:          numRows,
+		RowGroups:        f.rowGroups,
+		KeyValueMetadata: f.metadata,
+		CreatedBy:        f.layout.createdBy,
+		ColumnOrders:     f.layout.columnOrders,
+	}
+	if err := enc.Encode(&meta); err != nil {
+		return fmt.Errorf("encode the footer: %w", err)
+	}
+	footer := buf.AvailableBuffer()
+	footer = binary.LittleEndian.AppendUint32(footer, uint32(buf.Len()-footerStart))
+	footer = append(footer, parquetMagic...)
+	buf.Write(footer)
+	_, err := f.out.Write(buf.Bytes())
+	return err
+}
+
+// writeNew appends new records to the columns, as WriteNew describes them:
+// keys and the meta fields of meta first when the file has meta fields,
+// then the values of rows. It returns the index of the record at fault
+// with its error.
+func (f *columnarFile) writeNew(plan *rowPlan, meta *NewRecordMeta, firstSeqNo int64, keys []string, rows [][]any) (int, error) {
+	fields := plan.fields
+	columns := f.columns
+	if keys != nil && meta != nil {
+		for r, key := range keys {
+			if key == "" {
+				return r, fmt.Errorf("field %s must be a non-empty string", MetaRecordKey)
+			}
+		}
+		f.appendMeta(meta, firstSeqNo, keys)
+		fields, columns = fields[NumMetaFields:], columns[NumMetaFields:]
+	}
+	// The values are first copied out of the rows, then taken a field at a
+	// time: the rows and the values they point to lie anywhere in memory
+	// (records come in key order, not input order), and the loads of a
+	// short loop that do not wait on each other overlap their cache misses.
+	f.flat = f.flat[:0]
+	for r, row := range rows {
+		if len(row) != len(fields) {
+			return r, fmt.Errorf("storage: row has %d values, the schema %d data fields", len(row), len(fields))
+		}
+		f.flat = append(f.flat, row...)
+	}
+	for i, n := range fields {
+		if r, err := columns[i].appendField(n, f.flat, i, len(fields)); err != nil {
+			return r, err
+		}
+	}
+	f.rowGroupRows += int64(len(rows))
+	return 0, nil
+}
+
+// appendMeta appends the meta fields of new records with keys, all
+// non-empty, to the first five columns.
+func (f *columnarFile) appendMeta(meta *NewRecordMeta, firstSeqNo int64, keys []string) {
+	f.columns[MetaCommitTimePos].appendRepeated(meta.CommitTime, len(keys))
+	f.columns[MetaPartitionPathPos].appendRepeated(meta.PartitionPath, len(keys))
+	f.columns[MetaFileNamePos].appendRepeated(meta.FileName, len(keys))
+	seqNos, recordKeys := &f.columns[MetaSeqNoPos].page, &f.columns[MetaRecordKeyPos].page
+	for i, key := range keys {
+		seqNos.bytes = append(seqNos.bytes, meta.SeqNoPrefix...)
+		seqNos.bytes = strconv.AppendInt(seqNos.bytes, firstSeqNo+int64(i), 10)
+		seqNos.offsets = append(seqNos.offsets, uint32(len(seqNos.bytes)))
+		recordKeys.bytes = append(recordKeys.bytes, key...)
+		recordKeys.offsets = append(recordKeys.offsets, uint32(len(recordKeys.bytes)))
+	}
+	for _, c := range f.columns[MetaSeqNoPos : MetaRecordKeyPos+1] {
+		c.page.addPresent(c.leaf.optional, len(keys))
+	}
+}
+
+// errNewRecordsOnly is the error of writing anything but new records to a
+// writer made with BaseFileOptions.NewRecordsOnly.
+var errNewRecordsOnly = errors.New("the writer takes new records only (BaseFileOptions.NewRecordsOnly): use WriteNew")
+
+// pageScratch is the memory a page is encoded in, reused page after page.
+type pageScratch struct {
+	levels     []byte
+	values     []byte
+	body       []byte
+	compressed []byte
+	header     bytes.Buffer
+	encoder    *thrift.Encoder
+}
+
+// encodeHeader returns the thrift encoding of a page header, valid until
+// the next call.
+func (s *pageScratch) encodeHeader(h *format.PageHeader) ([]byte, error) {
+	if s.encoder == nil {
+		s.encoder = thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(&s.header))
+	}
+	s.header.Reset()
+	if err := s.encoder.Encode(h); err != nil {
+		return nil, fmt.Errorf("encode a page header: %w", err)
+	}
+	return s.header.Bytes(), nil
+}
+
+// compress returns the page body compressed with codec, or the body
+// itself without a codec.
+func (s *pageScratch) compress(codec compress.Codec, body []byte) ([]byte, error) {
+	if codec == nil {
+		return body, nil
+	}
+	var err error
+	s.compressed, err = codec.Encode(s.compressed[:0], body)
+	if err != nil {
+		return nil, fmt.Errorf("compress a page: %w", err)
+	}
+	return s.compressed, nil
+}

@@ -1,0 +1,581 @@
+package storage
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/encoding"
+	"github.com/parquet-go/parquet-go/encoding/rle"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// columnIndexSizeLimit is how many bytes of a byte array the column index
+// keeps of a page's bounds: parquet-go's default.
+const columnIndexSizeLimit = parquet.DefaultColumnIndexSizeLimit
+
+// definitionLevels encodes the definition levels of an optional column of a
+// flat schema: 0 for null, 1 for a value.
+var definitionLevels = &rle.Encoding{BitWidth: 1}
+
+// columnarColumn is one column of a columnarFile: the page being filled,
+// and the pages of the current row group's chunk.
+type columnarColumn struct {
+	leaf     *columnarLeaf
+	encoding encoding.Encoding // of the data pages' values
+	page     columnarPage
+	dict     columnarDictionary // the chunk's dictionary, when leaf.dictionary
+
+	// The chunk of the current row group.
+	pages          []byte // data pages, headers and bodies, back to back
+	indexer        parquet.ColumnIndexer
+	locations      []format.PageLocation // offsets from the first data page
+	meta           format.ColumnMetaData // what the pages add up to
+	dataPages      int32
+	numRows        int64
+	pageLevels     []int64 // the pages' histograms of definition levels
+	minValue       []byte  // the chunk's least value, in PLAIN encoding
+	maxValue       []byte  // and its greatest
+	hasBounds      bool
+	unencodedBytes int64
+}
+
+// columnarDictionary is the dictionary of a column chunk: its values in the
+// order of their indexes.
+type columnarDictionary struct {
+	index   map[string]int32
+	bytes   []byte
+	offsets []uint32 // starts with 0, then where each value ends
+}
+
+// lookup returns the index of s, adding it first if it is new.
+func (d *columnarDictionary) lookup(s []byte) int32 {
+	if i, ok := d.index[string(s)]; ok {
+		return i
+	}
+	i := int32(len(d.offsets) - 1)
+	d.index[string(s)] = i
+	d.bytes = append(d.bytes, s...)
+	d.offsets = append(d.offsets, uint32(len(d.bytes)))
+	return i
+}
+
+// value returns the value of index i.
+func (d *columnarDictionary) value(i int32) []byte {
+	return d.bytes[d.offsets[i]:d.offsets[i+1]]
+}
+
+func (d *columnarDictionary) reset() {
+	clear(d.index)
+	d.bytes, d.offsets = d.bytes[:0], append(d.offsets[:0], 0)
+}
+
+func newColumnarColumn(leaf *columnarLeaf, stringEncoding encoding.Encoding) *columnarColumn {
+	c := &columnarColumn{leaf: leaf, encoding: &parquet.Plain}
+	if b, ok := columnarBufferPool.Get().(*columnarBuffers); ok {
+		c.page, c.pages = b.page, b.pages
+	}
+	switch {
+	case leaf.dictionary:
+		c.encoding = &parquet.RLEDictionary
+		c.dict.index = map[string]int32{}
+		c.dict.offsets = []uint32{0}
+	case leaf.kind == parquet.ByteArray:
+		c.encoding = stringEncoding
+	}
+	c.page.offsets = append(c.page.offsets[:0], 0)
+	c.page.reset()
+	c.resetChunk()
+	return c
+}
+
+// columnarBuffers is the memory of a column's page and chunk, which
+// writers done give to the ones that start, through columnarBufferPool: a
+// bulk insert's files then do not each grow theirs from nothing.
+type columnarBuffers struct {
+	page  columnarPage
+	pages []byte
+}
+
+var columnarBufferPool sync.Pool
+
+// release gives the column's memory back. The column is done.
+func (c *columnarColumn) release() {
+	columnarBufferPool.Put(&columnarBuffers{page: c.page, pages: c.pages})
+	c.page, c.pages = columnarPage{}, nil
+}
+
+// resetChunk starts the column's chunk of a new row group.
+func (c *columnarColumn) resetChunk() {
+	c.pages, c.locations, c.pageLevels = c.pages[:0], nil, nil
+	// A new indexer each time: the column index of the last one may still
+	// point into its memory.
+	c.indexer = c.leaf.typ.NewColumnIndexer(columnIndexSizeLimit)
+	c.meta = format.ColumnMetaData{}
+	c.dataPages, c.numRows, c.unencodedBytes = 0, 0, 0
+	c.minValue, c.maxValue, c.hasBounds = nil, nil, false
+	if c.leaf.dictionary {
+		c.dict.reset()
+	}
+}
+
+// appendField appends the values of field n, at index i of each row of
+// stride values in flat, to the page, and on error returns the row that
+// failed. Strings, longs and doubles are converted in a loop of their own;
+// anything else goes through appendValue.
+func (c *columnarColumn) appendField(n *valueNode, flat []any, i, stride int) (int, error) {
+	p := &c.page
+	optional := c.leaf.optional
+	codec := n.leaf.codec
+	if c.leaf.dictionary {
+		// Its values need looking up: none of the cases below.
+		codec = codecBoolean
+	}
+	for r := 0; i < len(flat); r, i = r+1, i+stride {
+		v := flat[i]
+		switch codec {
+		case codecString:
+			if s, ok := v.(string); ok {
+				p.bytes = append(p.bytes, s...)
+				p.offsets = append(p.offsets, uint32(len(p.bytes)))
+				p.addPresent(optional, 1)
+				continue
+			}
+		case codecInt64:
+			if x, ok := v.(int64); ok {
+				p.ints64 = append(p.ints64, x)
+				p.addPresent(optional, 1)
+				continue
+			}
+		case codecDouble:
+			if x, ok := v.(float64); ok {
+				p.doubles = append(p.doubles, x)
+				p.addPresent(optional, 1)
+				continue
+			}
+		}
+		if err := c.appendValue(n, v); err != nil {
+			return r, err
+		}
+	}
+	return 0, nil
+}
+
+// appendValue appends v, a value of the field n, to the page.
+func (c *columnarColumn) appendValue(n *valueNode, v any) error {
+	if v == nil {
+		if !c.leaf.optional {
+			return n.fieldError("null value for a non-null field")
+		}
+		c.page.addNull()
+		return nil
+	}
+	pv, err := n.encode(v, nil)
+	if err != nil {
+		return err
+	}
+	c.appendParquet(pv)
+	return nil
+}
+
+// appendParquet appends a non-null Parquet value of the column's kind.
+func (c *columnarColumn) appendParquet(v parquet.Value) {
+	p := &c.page
+	switch c.leaf.kind {
+	case parquet.Boolean:
+		if p.numBools%8 == 0 {
+			p.bools = append(p.bools, 0)
+		}
+		if v.Boolean() {
+			p.bools[p.numBools/8] |= 1 << (p.numBools % 8)
+		}
+		p.numBools++
+	case parquet.Int32:
+		p.ints32 = append(p.ints32, v.Int32())
+	case parquet.Int64:
+		p.ints64 = append(p.ints64, v.Int64())
+	case parquet.Float:
+		p.floats = append(p.floats, v.Float())
+	case parquet.Double:
+		p.doubles = append(p.doubles, v.Double())
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		if c.leaf.dictionary {
+			p.indexes = append(p.indexes, c.dict.lookup(v.ByteArray()))
+			break
+		}
+		p.bytes = append(p.bytes, v.ByteArray()...)
+		p.offsets = append(p.offsets, uint32(len(p.bytes)))
+	}
+	p.addPresent(c.leaf.optional, 1)
+}
+
+// appendRepeated appends n copies of s to a column of strings.
+func (c *columnarColumn) appendRepeated(s string, n int) {
+	p := &c.page
+	if c.leaf.dictionary {
+		i := c.dict.lookup(stringBytes(s))
+		for range n {
+			p.indexes = append(p.indexes, i)
+		}
+	} else {
+		for range n {
+			p.bytes = append(p.bytes, s...)
+			p.offsets = append(p.offsets, uint32(len(p.bytes)))
+		}
+	}
+	p.addPresent(c.leaf.optional, n)
+}
+
+// endPage encodes the page, if it holds any rows, and adds it to the chunk.
+func (c *columnarColumn) endPage(codec compress.Codec, s *pageScratch) error {
+	p := &c.page
+	if p.rows == 0 {
+		return nil
+	}
+	if err := c.encodeValues(s); err != nil {
+		return err
+	}
+	body := s.body[:0]
+	if c.leaf.optional {
+		var err error
+		if s.levels, err = definitionLevels.EncodeLevels(s.levels[:0], p.defs); err != nil {
+			return fmt.Errorf("encode definition levels: %w", err)
+		}
+		// Data pages v1 put the length of the levels before them.
+		body = binary.LittleEndian.AppendUint32(body, uint32(len(s.levels)))
+		body = append(body, s.levels...)
+	}
+	body = append(body, s.values...)
+	s.body = body
+	compressed, err := s.compress(codec, body)
+	if err != nil {
+		return err
+	}
+	header, err := s.encodeHeader(&format.PageHeader{
+		Type:                 format.DataPage,
+		UncompressedPageSize: int32(len(body)),
+		CompressedPageSize:   int32(len(compressed)),
+		CRC:                  int32(crc32.ChecksumIEEE(compressed)),
+		DataPageHeader: thrift.New(format.DataPageHeader{
+			NumValues:               int32(p.rows),
+			Encoding:                c.encoding.Encoding(),
+			DefinitionLevelEncoding: format.RLE,
+			RepetitionLevelEncoding: format.RLE,
+		}),
+	})
+	if err != nil {
+		return err
+	}
+	c.locations = append(c.locations, format.PageLocation{
+		Offset:             int64(len(c.pages)),
+		CompressedPageSize: int32(len(header) + len(compressed)),
+		FirstRowIndex:      c.numRows,
+	})
+	c.pages = append(append(c.pages, header...), compressed...)
+	c.meta.TotalUncompressedSize += int64(len(header) + len(body))
+	c.meta.TotalCompressedSize += int64(len(header) + len(compressed))
+	c.meta.NumValues += int64(p.rows)
+	c.meta.Statistics.NullCount += int64(p.nulls)
+	c.dataPages++
+	c.numRows += int64(p.rows)
+	if c.leaf.optional {
+		c.pageLevels = append(c.pageLevels, int64(p.nulls), int64(p.rows-p.nulls))
+	}
+	c.indexPage()
+	p.reset()
+	return nil
+}
+
+// encodeValues encodes the page's non-null values into s.values.
+func (c *columnarColumn) encodeValues(s *pageScratch) error {
+	p := &c.page
+	var err error
+	switch {
+	case c.leaf.dictionary:
+		s.values, err = c.encoding.EncodeInt32(s.values[:0], p.indexes)
+	case c.leaf.kind == parquet.Boolean:
+		s.values, err = c.encoding.EncodeBoolean(s.values[:0], p.bools)
+	case c.leaf.kind == parquet.Int32:
+		s.values, err = c.encoding.EncodeInt32(s.values[:0], p.ints32)
+	case c.leaf.kind == parquet.Int64:
+		s.values, err = c.encoding.EncodeInt64(s.values[:0], p.ints64)
+	case c.leaf.kind == parquet.Float:
+		s.values, err = c.encoding.EncodeFloat(s.values[:0], p.floats)
+	case c.leaf.kind == parquet.Double:
+		s.values, err = c.encoding.EncodeDouble(s.values[:0], p.doubles)
+	case c.leaf.kind == parquet.ByteArray:
+		s.values, err = c.encoding.EncodeByteArray(s.values[:0], p.bytes, p.offsets)
+		c.unencodedBytes += int64(len(p.bytes))
+	case c.leaf.kind == parquet.FixedLenByteArray:
+		s.values, err = c.encoding.EncodeFixedLenByteArray(s.values[:0], p.bytes, c.leaf.size)
+	}
+	if err != nil {
+		return fmt.Errorf("encode a page: %w", err)
+	}
+	return nil
+}
+
+// indexPage adds the page's bounds to the column index and the chunk's
+// statistics.
+func (c *columnarColumn) indexPage() {
+	p := &c.page
+	lo, hi, ok := c.pageBounds()
+	nulls := int64(p.nulls)
+	if !ok {
+		c.indexer.IndexPage(int64(p.rows), nulls, parquet.Value{}, parquet.Value{})
+		return
+	}
+	c.indexer.IndexPage(int64(p.rows), nulls, lo, hi)
+	if !c.hasBounds || compareValues(c.leaf.typ, lo, c.minValue) < 0 {
+		c.minValue = lo.AppendBytes(c.minValue[:0])
+	}
+	if !c.hasBounds || compareValues(c.leaf.typ, hi, c.maxValue) > 0 {
+		c.maxValue = hi.AppendBytes(c.maxValue[:0])
+	}
+	c.hasBounds = true
+}
+
+// compareValues compares v to the PLAIN encoding of a value of typ.
+func compareValues(typ parquet.Type, v parquet.Value, plain []byte) int {
+	return typ.Compare(v, typ.Kind().Value(plain))
+}
+
+// pageBounds returns the least and greatest values of the page, by their
+// physical type as parquet-go's pages order them, and false when it holds
+// nulls only. NaNs count only when the page holds nothing else.
+func (c *columnarColumn) pageBounds() (lo, hi parquet.Value, ok bool) {
+	p := &c.page
+	if p.rows == p.nulls {
+		return lo, hi, false
+	}
+	switch {
+	case c.leaf.dictionary:
+		prev := int32(-1)
+		var min, max []byte
+		for _, i := range p.indexes {
+			if i == prev {
+				continue
+			}
+			prev = i
+			v := c.dict.value(i)
+			if min == nil || bytes.Compare(v, min) < 0 {
+				min = v
+			}
+			if max == nil || bytes.Compare(v, max) > 0 {
+				max = v
+			}
+		}
+		return parquet.ByteArrayValue(min), parquet.ByteArrayValue(max), true
+	case c.leaf.kind == parquet.Boolean:
+		all, any := true, false
+		for i := range p.numBools {
+			set := p.bools[i/8]&(1<<(i%8)) != 0
+			all, any = all && set, any || set
+		}
+		return parquet.BooleanValue(all), parquet.BooleanValue(any), true
+	case c.leaf.kind == parquet.Int32:
+		return parquet.Int32Value(slices.Min(p.ints32)), parquet.Int32Value(slices.Max(p.ints32)), true
+	case c.leaf.kind == parquet.Int64:
+		return parquet.Int64Value(slices.Min(p.ints64)), parquet.Int64Value(slices.Max(p.ints64)), true
+	case c.leaf.kind == parquet.Float:
+		min, max := floatBounds(p.floats)
+		return parquet.FloatValue(min), parquet.FloatValue(max), true
+	case c.leaf.kind == parquet.Double:
+		min, max := floatBounds(p.doubles)
+		return parquet.DoubleValue(min), parquet.DoubleValue(max), true
+	default:
+		min, max := p.value(0), p.value(0)
+		for i := 1; i < len(p.offsets)-1; i++ {
+			v := p.value(i)
+			if bytes.Compare(v, min) < 0 {
+				min = v
+			} else if bytes.Compare(v, max) > 0 {
+				max = v
+			}
+		}
+		if c.leaf.kind == parquet.FixedLenByteArray {
+			return parquet.FixedLenByteArrayValue(min), parquet.FixedLenByteArrayValue(max), true
+		}
+		return parquet.ByteArrayValue(min), parquet.ByteArrayValue(max), true
+	}
+}
+
+// floatBounds returns the least and greatest of values, leaving NaNs out
+// unless all are NaN, as parquet-go and parquet-mr do.
+func floatBounds[F float32 | float64](values []F) (min, max F) {
+	i := 0
+	for i < len(values) && math.IsNaN(float64(values[i])) {
+		i++
+	}
+	if i == len(values) {
+		return values[0], values[0]
+	}
+	min, max = values[i], values[i]
+	for _, v := range values[i+1:] {
+		switch {
+		case math.IsNaN(float64(v)):
+		case v < min:
+			min = v
+		case v > max:
+			max = v
+		}
+	}
+	return min, max
+}
+
+// columnarChunk is a column chunk written out, with its page indexes.
+type columnarChunk struct {
+	column      format.ColumnChunk
+	columnIndex format.ColumnIndex
+	offsetIndex format.OffsetIndex
+}
+
+// writeChunk writes the chunk's pages to out, its dictionary page first,
+// and starts a new chunk.
+func (c *columnarColumn) writeChunk(out *countingWriter, codec compress.Codec, codecID format.CompressionCodec, s *pageScratch) (columnarChunk, error) {
+	meta := c.meta
+	meta.Type = format.Type(c.leaf.kind)
+	meta.PathInSchema = c.leaf.path
+	meta.Codec = codecID
+	if c.leaf.optional {
+		meta.Encoding = append(meta.Encoding, format.RLE)
+	}
+	if c.leaf.dictionary {
+		meta.Encoding = append(meta.Encoding, format.Plain)
+	}
+	meta.Encoding = append(meta.Encoding, c.encoding.Encoding())
+	slices.Sort(meta.Encoding)
+	meta.Encoding = slices.Compact(meta.Encoding)
+	meta.EncodingStats = []format.PageEncodingStats{{PageType: format.DataPage, Encoding: c.encoding.Encoding(), Count: c.dataPages}}
+	if c.leaf.dictionary {
+		meta.DictionaryPageOffset = out.n
+		n, err := c.writeDictionaryPage(out, codec, s)
+		if err != nil {
+			return columnarChunk{}, err
+		}
+		meta.TotalUncompressedSize += n.uncompressed
+		meta.TotalCompressedSize += n.compressed
+		meta.EncodingStats = append(meta.EncodingStats, format.PageEncodingStats{PageType: format.DictionaryPage, Encoding: format.Plain, Count: 1})
+		slices.SortFunc(meta.EncodingStats, func(a, b format.PageEncodingStats) int {
+			return cmp.Or(cmp.Compare(a.PageType, b.PageType), cmp.Compare(a.Encoding, b.Encoding))
+		})
+	}
+	meta.DataPageOffset = out.n
+	if _, err := out.Write(c.pages); err != nil {
+		return columnarChunk{}, err
+	}
+	if c.hasBounds {
+		// An empty string is a bound too: not nil, which would mean none.
+		meta.Statistics.MinValue = append([]byte{}, c.minValue...)
+		meta.Statistics.MaxValue = append([]byte{}, c.maxValue...)
+	}
+	chunk := columnarChunk{columnIndex: c.indexer.ColumnIndex()}
+	meta.SizeStatistics.UnencodedByteArrayDataBytes = c.unencodedBytes
+	if c.leaf.optional {
+		chunk.columnIndex.DefinitionLevelHistogram = c.pageLevels
+		meta.SizeStatistics.DefinitionLevelHistogram = []int64{meta.Statistics.NullCount, meta.NumValues - meta.Statistics.NullCount}
+	}
+	chunk.offsetIndex.PageLocations = c.locations
+	for i := range chunk.offsetIndex.PageLocations {
+		chunk.offsetIndex.PageLocations[i].Offset += meta.DataPageOffset
+	}
+	chunk.column.MetaData = meta
+	c.resetChunk()
+	return chunk, nil
+}
+
+// pageSizes are the sizes of a page written, its header included.
+type pageSizes struct{ uncompressed, compressed int64 }
+
+// writeDictionaryPage writes the chunk's dictionary to out.
+func (c *columnarColumn) writeDictionaryPage(out *countingWriter, codec compress.Codec, s *pageScratch) (pageSizes, error) {
+	var err error
+	if s.body, err = parquet.Plain.EncodeByteArray(s.body[:0], c.dict.bytes, c.dict.offsets); err != nil {
+		return pageSizes{}, fmt.Errorf("encode a dictionary page: %w", err)
+	}
+	compressed, err := s.compress(codec, s.body)
+	if err != nil {
+		return pageSizes{}, err
+	}
+	header, err := s.encodeHeader(&format.PageHeader{
+		Type:                 format.DictionaryPage,
+		UncompressedPageSize: int32(len(s.body)),
+		CompressedPageSize:   int32(len(compressed)),
+		CRC:                  int32(crc32.ChecksumIEEE(compressed)),
+		DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{
+			NumValues: int32(len(c.dict.offsets) - 1),
+			Encoding:  format.Plain,
+		}),
+	})
+	if err != nil {
+		return pageSizes{}, err
+	}
+	if _, err := out.Write(header); err != nil {
+		return pageSizes{}, err
+	}
+	if _, err := out.Write(compressed); err != nil {
+		return pageSizes{}, err
+	}
+	return pageSizes{uncompressed: int64(len(header) + len(s.body)), compressed: int64(len(header) + len(compressed))}, nil
+}
+
+// columnarPage is the page a column is filling: its definition levels
+// and its non-null values, in the buffer of the column's kind.
+type columnarPage struct {
+	rows  int    // values, nulls included
+	nulls int    // nulls among them
+	defs  []byte // definition levels, for an optional column
+
+	bytes    []byte   // byte arrays, back to back
+	offsets  []uint32 // 0, then where each byte array ends
+	ints32   []int32
+	ints64   []int64
+	floats   []float32
+	doubles  []float64
+	bools    []byte // bit-packed
+	numBools int
+	indexes  []int32 // dictionary indexes
+}
+
+// addPresent counts n values appended.
+func (p *columnarPage) addPresent(optional bool, n int) {
+	p.rows += n
+	if optional {
+		for range n {
+			p.defs = append(p.defs, 1)
+		}
+	}
+}
+
+// addNull counts a null.
+func (p *columnarPage) addNull() {
+	p.rows++
+	p.nulls++
+	p.defs = append(p.defs, 0)
+}
+
+// value returns byte array i.
+func (p *columnarPage) value(i int) []byte {
+	return p.bytes[p.offsets[i]:p.offsets[i+1]]
+}
+
+// size returns about how many bytes the page's values take.
+func (p *columnarPage) size() int {
+	return len(p.defs) + len(p.bytes) + 4*(len(p.offsets)-1) + 4*len(p.ints32) + 8*len(p.ints64) +
+		4*len(p.floats) + 8*len(p.doubles) + len(p.bools) + 4*len(p.indexes)
+}
+
+func (p *columnarPage) reset() {
+	p.rows, p.nulls, p.numBools = 0, 0, 0
+	p.defs, p.bytes, p.offsets = p.defs[:0], p.bytes[:0], p.offsets[:1]
+	p.ints32, p.ints64, p.floats, p.doubles = p.ints32[:0], p.ints64[:0], p.floats[:0], p.doubles[:0]
+	p.bools, p.indexes = p.bools[:0], p.indexes[:0]
+}
