@@ -70,7 +70,9 @@ func plainRow(row parquet.Row, values []any) parquet.Row {
 // same Parquet schema and settings: from Parquet rows, and from values.
 // Compare hoodie-rows with parquet-go-rows, hoodie-values with
 // parquet-go-values; the base file writer also tracks keys and builds the
-// bloom filter.
+// bloom filter. hoodie-new and hoodie-new-columnar write the values as new
+// records (WriteNew) through parquet-go's writer and through the columnar
+// writer of NewRecordsOnly.
 func BenchmarkBaseFileWriter(b *testing.B) {
 	schema := benchSchema(b)
 	ps, err := schema.ParquetSchema()
@@ -142,10 +144,40 @@ func BenchmarkBaseFileWriter(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N*benchRows)/b.Elapsed().Seconds(), "rows/s")
 	}
+	// newRecords writes the values as new records with WriteNew, by the
+	// columnar writer or by parquet-go's.
+	newRecords := func(b *testing.B, columnar bool) {
+		fsys := newBenchFS(b)
+		meta := &NewRecordMeta{CommitTime: "20240101000000000", SeqNoPrefix: "20240101000000000_0_", FileName: "f-0_0-1-1_20240101000000000.parquet"}
+		data := make([][]any, len(values))
+		for i, v := range values {
+			data[i] = v[NumMetaFields:]
+		}
+		b.ResetTimer()
+		for i := range b.N {
+			w, err := NewBaseFileWriter(ctx, fsys, fmt.Sprint(i), schema, BaseFileOptions{NewRecordsOnly: columnar})
+			if err != nil {
+				b.Fatal(err)
+			}
+			const chunk = 4096 // as the merger hands them over
+			for j := 0; j < benchRows; j += chunk {
+				end := min(j+chunk, benchRows)
+				if err := w.WriteNew(meta, int64(j), keys[j:end], data[j:end]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if _, err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N*benchRows)/b.Elapsed().Seconds(), "rows/s")
+	}
 	b.Run("parquet-go-rows", func(b *testing.B) { plain(b, false) })
 	b.Run("hoodie-rows", func(b *testing.B) { hoodie(b, false) })
 	b.Run("parquet-go-values", func(b *testing.B) { plain(b, true) })
 	b.Run("hoodie-values", func(b *testing.B) { hoodie(b, true) })
+	b.Run("hoodie-new", func(b *testing.B) { newRecords(b, false) })
+	b.Run("hoodie-new-columnar", func(b *testing.B) { newRecords(b, true) })
 }
 
 func closeAll(b *testing.B, closers ...io.Closer) {
