@@ -34,12 +34,16 @@ type columnarLayout struct {
 
 // columnarLeaf is one leaf column of a flat schema.
 type columnarLeaf struct {
-	path       []string
-	typ        parquet.Type
-	kind       parquet.Kind
-	size       int // the length of a fixed-length byte array
-	optional   bool
+	path     []string
+	typ      parquet.Type
+	kind     parquet.Kind
+	size     int // the length of a fixed-length byte array
+	optional bool
+	// dictionary marks the meta columns that are always dictionary-encoded.
 	dictionary bool
+	// unique marks the meta columns whose values differ in every row of a
+	// file (the record key, the sequence number): a dictionary never pays.
+	unique bool
 }
 
 // columnarLayoutOf returns the layout of the compiled schema c, deriving
@@ -67,6 +71,7 @@ func newColumnarLayout(c *compiledSchema) (*columnarLayout, error) {
 			size:       node.Type().Length(),
 			optional:   node.Optional(),
 			dictionary: node.Encoding() != nil && node.Encoding().Encoding() == format.RLEDictionary,
+			unique:     len(path) == 1 && (path[0] == MetaRecordKey || path[0] == MetaCommitSeqNo),
 		}
 		if leaf.MaxRepetitionLevel != 0 || leaf.MaxDefinitionLevel > 1 || leaf.ColumnIndex != i || l.kind == parquet.Int96 {
 			layout.ok = false
@@ -78,7 +83,6 @@ func newColumnarLayout(c *compiledSchema) (*columnarLayout, error) {
 	// an empty file of it gives the schema elements, the writer's name and
 	// the column orders, which the columnar writer's footers then repeat.
 	var empty bytes.Buffer
-	//lint:ignore SA1019 rows, not Go values, are written
 	pw := parquet.NewWriter(&empty, c.parquet)
 	if err := pw.Close(); err != nil {
 		return nil, fmt.Errorf("describe the Parquet schema: %w", err)
@@ -112,16 +116,27 @@ type columnarFile struct {
 	flat          []any        // the values of writeNew's rows, row by row
 }
 
+// columnarOptions are the settings of a columnarFile.
+type columnarOptions struct {
+	codec          compress.Codec
+	stringEncoding encoding.Encoding
+	pageSize       int
+	// dictionary lets byte array columns be dictionary-encoded while the
+	// dictionary pays.
+	dictionary bool
+	metadata   []format.KeyValue
+}
+
 // newColumnarFile returns a writer of files of layout to out.
-func newColumnarFile(layout *columnarLayout, out *countingWriter, codec compress.Codec, stringEncoding encoding.Encoding, pageSize int, metadata []format.KeyValue) *columnarFile {
-	f := &columnarFile{layout: layout, out: out, codec: codec, codecID: codec.CompressionCodec(), metadata: metadata,
+func newColumnarFile(layout *columnarLayout, out *countingWriter, opts columnarOptions) *columnarFile {
+	f := &columnarFile{layout: layout, out: out, codec: opts.codec, codecID: opts.codec.CompressionCodec(), metadata: opts.metadata,
 		// parquet-go ends a page at 98% of the page buffer size.
-		pageSize: int(float64(pageSize) * 0.98)}
+		pageSize: int(float64(opts.pageSize) * 0.98)}
 	if f.codecID == format.Uncompressed {
 		f.codec = nil
 	}
 	for i := range layout.leaves {
-		f.columns = append(f.columns, newColumnarColumn(&layout.leaves[i], stringEncoding))
+		f.columns = append(f.columns, newColumnarColumn(&layout.leaves[i], opts.stringEncoding, opts.dictionary))
 	}
 	if s, ok := pageScratchPool.Get().(*pageScratch); ok {
 		f.page = s

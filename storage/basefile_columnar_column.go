@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -29,17 +30,25 @@ var definitionLevels = &rle.Encoding{BitWidth: 1}
 // columnarColumn is one column of a columnarFile: the page being filled,
 // and the pages of the current row group's chunk.
 type columnarColumn struct {
-	leaf     *columnarLeaf
-	encoding encoding.Encoding // of the data pages' values
-	page     columnarPage
-	dict     columnarDictionary // the chunk's dictionary, when leaf.dictionary
+	leaf  *columnarLeaf
+	plain encoding.Encoding // of the values of pages without a dictionary
+	page  columnarPage
+
+	// canDict is set when the column's chunks may be dictionary-encoded:
+	// always for a leaf.dictionary column, and otherwise as long as the
+	// dictionary pays, as parquet-mr decides it.
+	canDict bool
 
 	// The chunk of the current row group.
+	dict           columnarDictionary
+	dictOn         bool   // the page being filled takes dictionary indexes
+	dictChecked    bool   // whether the dictionary pays is decided
 	pages          []byte // data pages, headers and bodies, back to back
 	indexer        parquet.ColumnIndexer
 	locations      []format.PageLocation // offsets from the first data page
 	meta           format.ColumnMetaData // what the pages add up to
-	dataPages      int32
+	dictPages      int32                 // data pages of dictionary indexes
+	plainPages     int32                 // data pages of values
 	numRows        int64
 	pageLevels     []int64 // the pages' histograms of definition levels
 	minValue       []byte  // the chunk's least value, in PLAIN encoding
@@ -78,18 +87,25 @@ func (d *columnarDictionary) reset() {
 	d.bytes, d.offsets = d.bytes[:0], append(d.offsets[:0], 0)
 }
 
-func newColumnarColumn(leaf *columnarLeaf, stringEncoding encoding.Encoding) *columnarColumn {
-	c := &columnarColumn{leaf: leaf, encoding: &parquet.Plain}
+// maxDictionaryBytes is the size of a chunk's dictionary beyond which its
+// next pages hold plain values: parquet-mr's parquet.dictionary.page.size.
+const maxDictionaryBytes = 1 << 20
+
+// newColumnarColumn returns a column of leaf whose byte arrays are encoded
+// with stringEncoding when they take no dictionary; tryDictionary lets a
+// byte array column try one.
+func newColumnarColumn(leaf *columnarLeaf, stringEncoding encoding.Encoding, tryDictionary bool) *columnarColumn {
+	c := &columnarColumn{leaf: leaf, plain: &parquet.Plain,
+		canDict: leaf.dictionary || tryDictionary && leaf.kind == parquet.ByteArray && !leaf.unique}
 	if b, ok := columnarBufferPool.Get().(*columnarBuffers); ok {
 		c.page, c.pages = b.page, b.pages
 	}
-	switch {
-	case leaf.dictionary:
-		c.encoding = &parquet.RLEDictionary
+	if leaf.kind == parquet.ByteArray {
+		c.plain = stringEncoding
+	}
+	if c.canDict {
 		c.dict.index = map[string]int32{}
 		c.dict.offsets = []uint32{0}
-	case leaf.kind == parquet.ByteArray:
-		c.encoding = stringEncoding
 	}
 	c.page.offsets = append(c.page.offsets[:0], 0)
 	c.page.reset()
@@ -120,11 +136,56 @@ func (c *columnarColumn) resetChunk() {
 	// point into its memory.
 	c.indexer = c.leaf.typ.NewColumnIndexer(columnIndexSizeLimit)
 	c.meta = format.ColumnMetaData{}
-	c.dataPages, c.numRows, c.unencodedBytes = 0, 0, 0
+	c.dictPages, c.plainPages, c.numRows, c.unencodedBytes = 0, 0, 0, 0
 	c.minValue, c.maxValue, c.hasBounds = nil, nil, false
-	if c.leaf.dictionary {
+	c.dictOn, c.dictChecked = c.canDict, c.leaf.dictionary
+	if c.canDict {
 		c.dict.reset()
 	}
+}
+
+// pageEncoding returns the encoding of the page being filled.
+func (c *columnarColumn) pageEncoding() encoding.Encoding {
+	if c.dictOn {
+		return &parquet.RLEDictionary
+	}
+	return c.plain
+}
+
+// appendString appends a non-null string or byte array.
+func (c *columnarColumn) appendString(b []byte) {
+	p := &c.page
+	if c.dictOn {
+		p.indexes = append(p.indexes, c.dict.lookup(b))
+		p.dictBytes += len(b)
+		return
+	}
+	p.bytes = append(p.bytes, b...)
+	p.offsets = append(p.offsets, uint32(len(p.bytes)))
+}
+
+// dictionaryPays tells whether the page's dictionary indexes and the
+// dictionary take less room than its plain values would, parquet-mr's test
+// at the end of a chunk's first page.
+func (c *columnarColumn) dictionaryPays() bool {
+	p := &c.page
+	values, entries := len(p.indexes), len(c.dict.offsets)-1
+	plain := p.dictBytes + 4*values
+	encoded := len(c.dict.bytes) + 4*entries + (values*bits.Len(uint(max(entries-1, 0)))+7)/8
+	return encoded < plain
+}
+
+// dropDictionary turns the page's dictionary indexes into plain values and
+// empties the dictionary: the chunk goes on without one.
+func (c *columnarColumn) dropDictionary() {
+	p := &c.page
+	for _, i := range p.indexes {
+		p.bytes = append(p.bytes, c.dict.value(i)...)
+		p.offsets = append(p.offsets, uint32(len(p.bytes)))
+	}
+	p.indexes, p.dictBytes = p.indexes[:0], 0
+	c.dict.reset()
+	c.dictOn = false
 }
 
 // appendField appends the values of field n, at index i of each row of
@@ -135,17 +196,12 @@ func (c *columnarColumn) appendField(n *valueNode, flat []any, i, stride int) (i
 	p := &c.page
 	optional := c.leaf.optional
 	codec := n.leaf.codec
-	if c.leaf.dictionary {
-		// Its values need looking up: none of the cases below.
-		codec = codecBoolean
-	}
 	for r := 0; i < len(flat); r, i = r+1, i+stride {
 		v := flat[i]
 		switch codec {
 		case codecString:
 			if s, ok := v.(string); ok {
-				p.bytes = append(p.bytes, s...)
-				p.offsets = append(p.offsets, uint32(len(p.bytes)))
+				c.appendString(stringBytes(s))
 				p.addPresent(optional, 1)
 				continue
 			}
@@ -207,12 +263,7 @@ func (c *columnarColumn) appendParquet(v parquet.Value) {
 	case parquet.Double:
 		p.doubles = append(p.doubles, v.Double())
 	case parquet.ByteArray, parquet.FixedLenByteArray:
-		if c.leaf.dictionary {
-			p.indexes = append(p.indexes, c.dict.lookup(v.ByteArray()))
-			break
-		}
-		p.bytes = append(p.bytes, v.ByteArray()...)
-		p.offsets = append(p.offsets, uint32(len(p.bytes)))
+		c.appendString(v.ByteArray())
 	}
 	p.addPresent(c.leaf.optional, 1)
 }
@@ -220,11 +271,12 @@ func (c *columnarColumn) appendParquet(v parquet.Value) {
 // appendRepeated appends n copies of s to a column of strings.
 func (c *columnarColumn) appendRepeated(s string, n int) {
 	p := &c.page
-	if c.leaf.dictionary {
+	if c.dictOn {
 		i := c.dict.lookup(stringBytes(s))
 		for range n {
 			p.indexes = append(p.indexes, i)
 		}
+		p.dictBytes += n * len(s)
 	} else {
 		for range n {
 			p.bytes = append(p.bytes, s...)
@@ -239,6 +291,12 @@ func (c *columnarColumn) endPage(codec compress.Codec, s *pageScratch) error {
 	p := &c.page
 	if p.rows == 0 {
 		return nil
+	}
+	if c.dictOn && !c.dictChecked {
+		c.dictChecked = true
+		if !c.dictionaryPays() {
+			c.dropDictionary()
+		}
 	}
 	if err := c.encodeValues(s); err != nil {
 		return err
@@ -266,7 +324,7 @@ func (c *columnarColumn) endPage(codec compress.Codec, s *pageScratch) error {
 		CRC:                  int32(crc32.ChecksumIEEE(compressed)),
 		DataPageHeader: thrift.New(format.DataPageHeader{
 			NumValues:               int32(p.rows),
-			Encoding:                c.encoding.Encoding(),
+			Encoding:                c.pageEncoding().Encoding(),
 			DefinitionLevelEncoding: format.RLE,
 			RepetitionLevelEncoding: format.RLE,
 		}),
@@ -284,13 +342,22 @@ func (c *columnarColumn) endPage(codec compress.Codec, s *pageScratch) error {
 	c.meta.TotalCompressedSize += int64(len(header) + len(compressed))
 	c.meta.NumValues += int64(p.rows)
 	c.meta.Statistics.NullCount += int64(p.nulls)
-	c.dataPages++
+	if c.dictOn {
+		c.dictPages++
+	} else {
+		c.plainPages++
+	}
 	c.numRows += int64(p.rows)
 	if c.leaf.optional {
 		c.pageLevels = append(c.pageLevels, int64(p.nulls), int64(p.rows-p.nulls))
 	}
 	c.indexPage()
 	p.reset()
+	if c.dictOn && len(c.dict.bytes) >= maxDictionaryBytes && !c.leaf.dictionary {
+		// The dictionary stays for the pages that use it; the next ones
+		// hold their values.
+		c.dictOn = false
+	}
 	return nil
 }
 
@@ -298,24 +365,26 @@ func (c *columnarColumn) endPage(codec compress.Codec, s *pageScratch) error {
 func (c *columnarColumn) encodeValues(s *pageScratch) error {
 	p := &c.page
 	var err error
+	enc := c.plain
 	switch {
-	case c.leaf.dictionary:
-		s.values, err = c.encoding.EncodeInt32(s.values[:0], p.indexes)
+	case c.dictOn:
+		s.values, err = parquet.RLEDictionary.EncodeInt32(s.values[:0], p.indexes)
+		c.unencodedBytes += int64(p.dictBytes)
 	case c.leaf.kind == parquet.Boolean:
-		s.values, err = c.encoding.EncodeBoolean(s.values[:0], p.bools)
+		s.values, err = enc.EncodeBoolean(s.values[:0], p.bools)
 	case c.leaf.kind == parquet.Int32:
-		s.values, err = c.encoding.EncodeInt32(s.values[:0], p.ints32)
+		s.values, err = enc.EncodeInt32(s.values[:0], p.ints32)
 	case c.leaf.kind == parquet.Int64:
-		s.values, err = c.encoding.EncodeInt64(s.values[:0], p.ints64)
+		s.values, err = enc.EncodeInt64(s.values[:0], p.ints64)
 	case c.leaf.kind == parquet.Float:
-		s.values, err = c.encoding.EncodeFloat(s.values[:0], p.floats)
+		s.values, err = enc.EncodeFloat(s.values[:0], p.floats)
 	case c.leaf.kind == parquet.Double:
-		s.values, err = c.encoding.EncodeDouble(s.values[:0], p.doubles)
+		s.values, err = enc.EncodeDouble(s.values[:0], p.doubles)
 	case c.leaf.kind == parquet.ByteArray:
-		s.values, err = c.encoding.EncodeByteArray(s.values[:0], p.bytes, p.offsets)
+		s.values, err = enc.EncodeByteArray(s.values[:0], p.bytes, p.offsets)
 		c.unencodedBytes += int64(len(p.bytes))
 	case c.leaf.kind == parquet.FixedLenByteArray:
-		s.values, err = c.encoding.EncodeFixedLenByteArray(s.values[:0], p.bytes, c.leaf.size)
+		s.values, err = enc.EncodeFixedLenByteArray(s.values[:0], p.bytes, c.leaf.size)
 	}
 	if err != nil {
 		return fmt.Errorf("encode a page: %w", err)
@@ -357,7 +426,7 @@ func (c *columnarColumn) pageBounds() (lo, hi parquet.Value, ok bool) {
 		return lo, hi, false
 	}
 	switch {
-	case c.leaf.dictionary:
+	case c.dictOn:
 		prev := int32(-1)
 		var min, max []byte
 		for _, i := range p.indexes {
@@ -448,14 +517,18 @@ func (c *columnarColumn) writeChunk(out *countingWriter, codec compress.Codec, c
 	if c.leaf.optional {
 		meta.Encoding = append(meta.Encoding, format.RLE)
 	}
-	if c.leaf.dictionary {
-		meta.Encoding = append(meta.Encoding, format.Plain)
+	if c.dictPages > 0 {
+		// The dictionary page's values are PLAIN.
+		meta.Encoding = append(meta.Encoding, format.Plain, format.RLEDictionary)
+		meta.EncodingStats = append(meta.EncodingStats, format.PageEncodingStats{PageType: format.DataPage, Encoding: format.RLEDictionary, Count: c.dictPages})
 	}
-	meta.Encoding = append(meta.Encoding, c.encoding.Encoding())
+	if c.plainPages > 0 {
+		meta.Encoding = append(meta.Encoding, c.plain.Encoding())
+		meta.EncodingStats = append(meta.EncodingStats, format.PageEncodingStats{PageType: format.DataPage, Encoding: c.plain.Encoding(), Count: c.plainPages})
+	}
 	slices.Sort(meta.Encoding)
 	meta.Encoding = slices.Compact(meta.Encoding)
-	meta.EncodingStats = []format.PageEncodingStats{{PageType: format.DataPage, Encoding: c.encoding.Encoding(), Count: c.dataPages}}
-	if c.leaf.dictionary {
+	if c.dictPages > 0 {
 		meta.DictionaryPageOffset = out.n
 		n, err := c.writeDictionaryPage(out, codec, s)
 		if err != nil {
@@ -534,15 +607,16 @@ type columnarPage struct {
 	nulls int    // nulls among them
 	defs  []byte // definition levels, for an optional column
 
-	bytes    []byte   // byte arrays, back to back
-	offsets  []uint32 // 0, then where each byte array ends
-	ints32   []int32
-	ints64   []int64
-	floats   []float32
-	doubles  []float64
-	bools    []byte // bit-packed
-	numBools int
-	indexes  []int32 // dictionary indexes
+	bytes     []byte   // byte arrays, back to back
+	offsets   []uint32 // 0, then where each byte array ends
+	ints32    []int32
+	ints64    []int64
+	floats    []float32
+	doubles   []float64
+	bools     []byte // bit-packed
+	numBools  int
+	indexes   []int32 // dictionary indexes
+	dictBytes int     // the length of the values of indexes, added up
 }
 
 // addPresent counts n values appended.
@@ -577,5 +651,5 @@ func (p *columnarPage) reset() {
 	p.rows, p.nulls, p.numBools = 0, 0, 0
 	p.defs, p.bytes, p.offsets = p.defs[:0], p.bytes[:0], p.offsets[:1]
 	p.ints32, p.ints64, p.floats, p.doubles = p.ints32[:0], p.ints64[:0], p.floats[:0], p.doubles[:0]
-	p.bools, p.indexes = p.bools[:0], p.indexes[:0]
+	p.bools, p.indexes, p.dictBytes = p.bools[:0], p.indexes[:0], 0
 }

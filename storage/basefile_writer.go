@@ -69,9 +69,17 @@ type BaseFileOptions struct {
 	// WriteNew, as in a file group's first version. The writer then
 	// encodes the columns of a flat schema (one without records, arrays or
 	// maps) itself, straight from the records' values, at about half the
-	// cost of parquet-go's writer, to the same file. WriteRow, WriteRows,
-	// CarryRows and CarryRowGroup fail on such a writer.
+	// cost of parquet-go's writer. WriteRow, WriteRows, CarryRows and
+	// CarryRowGroup fail on such a writer.
+	//
+	// That writer also dictionary-encodes each string and bytes column
+	// chunk whose first page takes less room so, as parquet-mr does, and
+	// stops adding to a dictionary at 1 MiB; parquet-go's writer does so
+	// for the meta columns that hold a few values per file only.
 	NewRecordsOnly bool
+	// NoDictionary keeps the data columns of NewRecordsOnly writers from
+	// dictionaries (hoodie.parquet.dictionary.enabled=false).
+	NoDictionary bool
 }
 
 // compressionCodecs maps hoodie.parquet.compression.codec values to codecs.
@@ -242,9 +250,12 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 	}
 	w.count.w = w.out
 	if layout != nil && layout.ok {
-		w.columnar = newColumnarFile(layout, &w.count, codec, stringEncoding, pageSize, []format.KeyValue{
-			{Key: FooterAvroSchema, Value: string(avroJSON)},
-			{Key: FooterWriterModel, Value: "avro"},
+		w.columnar = newColumnarFile(layout, &w.count, columnarOptions{
+			codec: codec, stringEncoding: stringEncoding, pageSize: pageSize, dictionary: !opts.NoDictionary,
+			metadata: []format.KeyValue{
+				{Key: FooterAvroSchema, Value: string(avroJSON)},
+				{Key: FooterWriterModel, Value: "avro"},
+			},
 		})
 		return w, nil
 	}

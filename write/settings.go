@@ -20,6 +20,7 @@ const (
 	KeyDropDuplicates     = "hoodie.datasource.write.insert.drop.duplicates"
 	KeyParallelism        = "hoodie.write.parallelism"
 	KeyBulkInsertSortMode = "hoodie.bulkinsert.sort.mode"
+	KeyDictionaryEnabled  = "hoodie.parquet.dictionary.enabled"
 	// KeyStringEncoding is Hoodie's own: the encoding of string and bytes
 	// columns (storage.BaseFileOptions.StringEncoding). Hudi ignores it.
 	KeyStringEncoding = "hoodie.parquet.string.encoding"
@@ -48,6 +49,11 @@ type Settings struct {
 	// DELTA_LENGTH_BYTE_ARRAY, or PLAIN for readers older than Spark 3.3's
 	// vectorized one.
 	StringEncoding string
+	// NoDictionary keeps the string and bytes columns of new file groups
+	// from dictionary encoding (hoodie.parquet.dictionary.enabled=false).
+	// By default a column chunk is dictionary-encoded when its first page
+	// takes less room so, as parquet-mr decides it.
+	NoDictionary bool
 	// DropDuplicates makes insert and bulk-insert skip records whose keys
 	// exist in the table instead of refusing the write.
 	DropDuplicates bool
@@ -137,13 +143,22 @@ func ParseSettings(props *storage.Properties) (Settings, error) {
 			errs = append(errs, fmt.Sprintf("%s=%q: want NONE, GLOBAL_SORT, PARTITION_SORT, PARTITION_PATH_REPARTITION or PARTITION_PATH_REPARTITION_AND_SORT", KeyBulkInsertSortMode, v))
 		}
 	}
-	if v, ok := props.Get(KeyDropDuplicates); ok {
+	boolOf := func(key string, dst *bool) {
+		v, ok := props.Get(key)
+		if !ok {
+			return
+		}
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s=%q is not true or false", KeyDropDuplicates, v))
+			errs = append(errs, fmt.Sprintf("%s=%q is not true or false", key, v))
+			return
 		}
-		s.DropDuplicates = b
+		*dst = b
 	}
+	boolOf(KeyDropDuplicates, &s.DropDuplicates)
+	dictionary := !s.NoDictionary
+	boolOf(KeyDictionaryEnabled, &dictionary)
+	s.NoDictionary = !dictionary
 	if len(errs) > 0 {
 		return s, fmt.Errorf("write settings: %s", strings.Join(errs, "; "))
 	}
@@ -165,5 +180,6 @@ func (s *Settings) SortsBulkInsert() bool {
 }
 
 func (s *Settings) baseFileOptions() storage.BaseFileOptions {
-	return storage.BaseFileOptions{Compression: s.Compression, BlockSize: s.BlockSize, PageSize: s.PageSize, StringEncoding: s.StringEncoding}
+	return storage.BaseFileOptions{Compression: s.Compression, BlockSize: s.BlockSize, PageSize: s.PageSize,
+		StringEncoding: s.StringEncoding, NoDictionary: s.NoDictionary}
 }

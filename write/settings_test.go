@@ -30,6 +30,10 @@ func TestParseSettings(t *testing.T) {
 		}, ""},
 		{"partition sort", map[string]string{KeyBulkInsertSortMode: "PARTITION_SORT"}, func(s Settings) bool { return s.SortsBulkInsert() }, ""},
 		{"drop duplicates", map[string]string{KeyDropDuplicates: "true"}, func(s Settings) bool { return s.DropDuplicates }, ""},
+		{"no dictionaries", map[string]string{KeyDictionaryEnabled: "false"}, func(s Settings) bool {
+			return s.NoDictionary && s.baseFileOptions().NoDictionary
+		}, ""},
+		{"dictionaries", map[string]string{KeyDictionaryEnabled: "TRUE"}, func(s Settings) bool { return !s.NoDictionary }, ""},
 		{"unknown keys are kept", map[string]string{"hoodie.some.future.key": "x"}, func(s Settings) bool {
 			v, ok := s.Props.Get("hoodie.some.future.key")
 			return ok && v == "x"
@@ -40,6 +44,7 @@ func TestParseSettings(t *testing.T) {
 		{"zero page size", map[string]string{KeyPageSize: "0"}, nil, KeyPageSize},
 		{"bad codec", map[string]string{KeyCompressionCodec: "lz4"}, nil, KeyCompressionCodec},
 		{"bad flag", map[string]string{KeyDropDuplicates: "maybe"}, nil, KeyDropDuplicates},
+		{"bad dictionary flag", map[string]string{KeyDictionaryEnabled: "sometimes"}, nil, KeyDictionaryEnabled + `="sometimes"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,113 @@
+package storage
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// TestColumnarWriterDictionaries checks which string columns the columnar
+// writer dictionary-encodes: those whose first page the dictionary
+// shrinks, until the dictionary reaches 1 MiB, and none with NoDictionary.
+// Every file must read back as written.
+func TestColumnarWriterDictionaries(t *testing.T) {
+	schema := mustParseSchema(t, `{"type":"record","name":"dict_record","fields":[
+		{"name":"few","type":"string"},
+		{"name":"distinct","type":"string"},
+		{"name":"growing","type":["null","string"],"default":null},
+		{"name":"n","type":"long"}]}`)
+	const rows = 30000
+	var keys []string
+	var data [][]any
+	for i := range rows {
+		keys = append(keys, fmt.Sprintf("key-%06d", i))
+		// growing repeats each value once, so a dictionary pays on the
+		// first page, but its 200-byte values pass 1 MiB of dictionary
+		// after about 5,000 of them.
+		var growing any = fmt.Sprintf("%0200d", i/2)
+		if i%7 == 0 {
+			growing = nil
+		}
+		data = append(data, []any{[]string{"red", "green", "blue"}[i%3], fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15), growing, int64(i)})
+	}
+	// Pages hold the encodings each column's chunk used: the dictionary's
+	// data pages, the plain ones.
+	type pages struct{ dict, plain bool }
+	cases := []struct {
+		name string
+		opts BaseFileOptions
+		want map[string]pages
+	}{
+		{name: "dictionaries where they pay", opts: BaseFileOptions{PageSize: 64 << 10},
+			want: map[string]pages{
+				MetaCommitTime: {dict: true}, MetaCommitSeqNo: {plain: true}, MetaRecordKey: {plain: true},
+				"few": {dict: true}, "distinct": {plain: true}, "growing": {dict: true, plain: true}, "n": {plain: true},
+			}},
+		{name: "no dictionaries", opts: BaseFileOptions{PageSize: 64 << 10, NoDictionary: true},
+			want: map[string]pages{
+				MetaCommitTime: {dict: true}, MetaCommitSeqNo: {plain: true}, MetaRecordKey: {plain: true},
+				"few": {plain: true}, "distinct": {plain: true}, "growing": {plain: true}, "n": {plain: true},
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys, _ := newTestFS(t)
+			opts := tc.opts
+			opts.NewRecordsOnly = true
+			w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.columnar == nil {
+				t.Fatal("a flat schema's NewRecordsOnly writer is not the columnar writer")
+			}
+			for start := 0; start < rows; start += 4096 {
+				end := min(start+4096, rows)
+				if err := w.WriteNew(tripsMeta, int64(start), keys[start:end], data[start:end]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			bf := mustOpenBaseFile(t, fsys, "f.parquet")
+			got := readAllValues(t, bf)
+			if len(got) != rows {
+				t.Fatalf("%d rows read back, want %d", len(got), rows)
+			}
+			for i, row := range got {
+				if !slices.Equal(row[NumMetaFields:], data[i]) || row[MetaRecordKeyPos] != keys[i] {
+					t.Fatalf("row %d reads back as %v, want key %s and %v", i, row, keys[i], data[i])
+				}
+			}
+			meta := bf.Parquet().Metadata()
+			if len(meta.RowGroups) != 1 {
+				t.Fatalf("%d row groups, want 1", len(meta.RowGroups))
+			}
+			for _, c := range meta.RowGroups[0].Columns {
+				name := c.MetaData.PathInSchema[0]
+				want, ok := tc.want[name]
+				if !ok {
+					continue
+				}
+				var got pages
+				for _, s := range c.MetaData.EncodingStats {
+					switch {
+					case s.PageType == format.DataPage && s.Encoding == format.RLEDictionary:
+						got.dict = true
+					case s.PageType == format.DataPage:
+						got.plain = true
+					}
+				}
+				if got != want {
+					t.Errorf("column %s: pages %+v, want %+v (encoding stats %+v)", name, got, want, c.MetaData.EncodingStats)
+				}
+				if hasDictPage := c.MetaData.DictionaryPageOffset != 0; hasDictPage != want.dict {
+					t.Errorf("column %s: a dictionary page %v, want %v", name, hasDictPage, want.dict)
+				}
+			}
+		})
+	}
+}
