@@ -136,7 +136,7 @@ func newColumnarFile(layout *columnarLayout, out *countingWriter, opts columnarO
 		f.codec = nil
 	}
 	for i := range layout.leaves {
-		f.columns = append(f.columns, newColumnarColumn(&layout.leaves[i], opts.stringEncoding, opts.dictionary))
+		f.columns = append(f.columns, newColumnarColumn(f, &layout.leaves[i], opts.stringEncoding, opts.dictionary))
 	}
 	if s, ok := pageScratchPool.Get().(*pageScratch); ok {
 		f.page = s
@@ -179,7 +179,7 @@ func (f *columnarFile) setMetadata(key, value string) {
 func (f *columnarFile) size() int64 {
 	n := f.out.n
 	for _, c := range f.columns {
-		n += int64(len(c.pages)) + int64(c.page.size())
+		n += int64(len(c.pages)) + int64(c.page.size()) + int64(len(c.dict.bytes))
 	}
 	return n
 }
@@ -188,6 +188,9 @@ func (f *columnarFile) size() int64 {
 // size. Rows are whole in every column between calls of writeNew.
 func (f *columnarFile) endPages() error {
 	for i, c := range f.columns {
+		if c.err != nil {
+			return fmt.Errorf("column %d: %w", i, c.err)
+		}
 		if c.page.size() >= f.pageSize {
 			if err := c.endPage(f.codec, f.page); err != nil {
 				return fmt.Errorf("column %d: %w", i, err)
@@ -200,8 +203,8 @@ func (f *columnarFile) endPages() error {
 // endRowGroup writes the current row group: each column's chunk, its
 // dictionary page first when it has one.
 func (f *columnarFile) endRowGroup() error {
-	if f.rowGroupRows == 0 {
-		return nil
+	if err := f.endPages(); err != nil || f.rowGroupRows == 0 {
+		return err
 	}
 	if f.out.n == 0 {
 		if _, err := io.WriteString(f.out, parquetMagic); err != nil {
@@ -340,9 +343,10 @@ func (f *columnarFile) appendMeta(meta *NewRecordMeta, firstSeqNo int64, keys []
 		seqNos.offsets = append(seqNos.offsets, uint32(len(seqNos.bytes)))
 		recordKeys.bytes = append(recordKeys.bytes, key...)
 		recordKeys.offsets = append(recordKeys.offsets, uint32(len(recordKeys.bytes)))
-	}
-	for _, c := range f.columns[MetaSeqNoPos : MetaRecordKeyPos+1] {
-		c.page.addPresent(c.leaf.optional, len(keys))
+		for _, c := range f.columns[MetaSeqNoPos : MetaRecordKeyPos+1] {
+			c.page.addPresent(c.leaf.optional, 1)
+			c.checkBytes()
+		}
 	}
 }
 

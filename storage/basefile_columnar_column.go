@@ -30,9 +30,13 @@ var definitionLevels = &rle.Encoding{BitWidth: 1}
 // columnarColumn is one column of a columnarFile: the page being filled,
 // and the pages of the current row group's chunk.
 type columnarColumn struct {
+	file  *columnarFile
 	leaf  *columnarLeaf
 	plain encoding.Encoding // of the values of pages without a dictionary
 	page  columnarPage
+	// err is the error of a page ended while values were being appended;
+	// the file fails with it.
+	err error
 
 	// canDict is set when the column's chunks may be dictionary-encoded:
 	// always for a leaf.dictionary column, and otherwise as long as the
@@ -94,8 +98,8 @@ const maxDictionaryBytes = 1 << 20
 // newColumnarColumn returns a column of leaf whose byte arrays are encoded
 // with stringEncoding when they take no dictionary; tryDictionary lets a
 // byte array column try one.
-func newColumnarColumn(leaf *columnarLeaf, stringEncoding encoding.Encoding, tryDictionary bool) *columnarColumn {
-	c := &columnarColumn{leaf: leaf, plain: &parquet.Plain,
+func newColumnarColumn(f *columnarFile, leaf *columnarLeaf, stringEncoding encoding.Encoding, tryDictionary bool) *columnarColumn {
+	c := &columnarColumn{file: f, leaf: leaf, plain: &parquet.Plain,
 		canDict: leaf.dictionary || tryDictionary && leaf.kind == parquet.ByteArray && !leaf.unique}
 	if b, ok := columnarBufferPool.Get().(*columnarBuffers); ok {
 		c.page, c.pages = b.page, b.pages
@@ -152,16 +156,33 @@ func (c *columnarColumn) pageEncoding() encoding.Encoding {
 	return c.plain
 }
 
-// appendString appends a non-null string or byte array.
+// appendString appends a non-null string or byte array; the caller then
+// counts it (addPresent) and calls checkBytes.
 func (c *columnarColumn) appendString(b []byte) {
 	p := &c.page
 	if c.dictOn {
 		p.indexes = append(p.indexes, c.dict.lookup(b))
 		p.dictBytes += len(b)
-		return
+	} else {
+		p.bytes = append(p.bytes, b...)
+		p.offsets = append(p.offsets, uint32(len(p.bytes)))
 	}
-	p.bytes = append(p.bytes, b...)
-	p.offsets = append(p.offsets, uint32(len(p.bytes)))
+}
+
+// checkBytes ends the page once its byte arrays, or the dictionary, reach
+// their limit, without waiting for the end of the records being written:
+// a few large values must not make a page of gigabytes, whose offsets
+// would not fit 32 bits. A page holds whole values, counted.
+func (c *columnarColumn) checkBytes() {
+	// While a dictionary is on trial, the page is as large as its values
+	// would be without one: if the dictionary does not pay, the page is
+	// written with them.
+	full := len(c.page.bytes) >= c.file.pageSize ||
+		c.dictOn && !c.dictChecked && c.page.dictBytes >= c.file.pageSize ||
+		c.dictOn && !c.leaf.dictionary && len(c.dict.bytes) >= maxDictionaryBytes
+	if full && c.err == nil {
+		c.err = c.endPage(c.file.codec, c.file.page)
+	}
 }
 
 // dictionaryPays tells whether the page's dictionary indexes and the
@@ -203,6 +224,7 @@ func (c *columnarColumn) appendField(n *valueNode, flat []any, i, stride int) (i
 			if s, ok := v.(string); ok {
 				c.appendString(stringBytes(s))
 				p.addPresent(optional, 1)
+				c.checkBytes()
 				continue
 			}
 		case codecInt64:
@@ -266,6 +288,7 @@ func (c *columnarColumn) appendParquet(v parquet.Value) {
 		c.appendString(v.ByteArray())
 	}
 	p.addPresent(c.leaf.optional, 1)
+	c.checkBytes()
 }
 
 // appendRepeated appends n copies of s to a column of strings.

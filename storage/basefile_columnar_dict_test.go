@@ -2,6 +2,7 @@ package storage
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -109,5 +110,56 @@ func TestColumnarWriterDictionaries(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestColumnarWriterEndsPagesAmidRecords checks that a page of large
+// values ends once it reaches the page size, within the records of one
+// WriteNew chunk, and that the file reads back.
+func TestColumnarWriterEndsPagesAmidRecords(t *testing.T) {
+	schema := mustParseSchema(t, `{"type":"record","name":"big_record","fields":[
+		{"name":"blob","type":["null","bytes"],"default":null},
+		{"name":"n","type":"long"}]}`)
+	const rows, size = 40, 100 << 10
+	keys := make([]string, rows)
+	data := make([][]any, rows)
+	for i := range data {
+		keys[i] = fmt.Sprintf("key-%03d", i)
+		blob := make([]byte, size)
+		for j := range blob {
+			blob[j] = byte(i*31 + j*7)
+		}
+		data[i] = []any{blob, int64(i)}
+	}
+	fsys, dir := newTestFS(t)
+	opts := BaseFileOptions{NewRecordsOnly: true, PageSize: 64 << 10, Compression: "uncompressed"}
+	w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteNew(tripsMeta, 0, keys, data); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := readAllValues(t, mustOpenBaseFile(t, fsys, "f.parquet"))
+	if len(got) != rows {
+		t.Fatalf("%d rows read back, want %d", len(got), rows)
+	}
+	for i, row := range got {
+		if b, _ := row[NumMetaFields].([]byte); !slices.Equal(b, data[i][0].([]byte)) {
+			t.Fatalf("row %d: blob of %d bytes differs", i, len(b))
+		}
+	}
+	_, offsets := pageIndexes(t, filepath.Join(dir, "f.parquet"))
+	blob := offsets[NumMetaFields]
+	if len(blob.PageLocations) != rows {
+		t.Errorf("the blob column has %d pages, want one per value (%d)", len(blob.PageLocations), rows)
+	}
+	for _, loc := range blob.PageLocations {
+		if loc.CompressedPageSize > size+1024 {
+			t.Errorf("a page of %d bytes holds more than one value", loc.CompressedPageSize)
+		}
 	}
 }
