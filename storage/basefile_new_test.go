@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -366,5 +367,44 @@ func TestColumnarWriterRefusesRows(t *testing.T) {
 				t.Errorf("Abort after Close: %v", err)
 			}
 		})
+	}
+}
+
+// TestColumnarWriterCancelled cancels the context of a columnar writer and
+// of parquet-go's, before a WriteNew or before Close: the call must fail
+// with the context's error, and the file must be gone.
+func TestColumnarWriterCancelled(t *testing.T) {
+	schema, keep := flatTripsSchema(t)
+	keys, rows := newRecordsOf(flatTripsRows(t, 3000, keep))
+	for _, newOnly := range []bool{true, false} {
+		for _, at := range []string{"WriteNew", "Close"} {
+			t.Run(fmt.Sprintf("NewRecordsOnly=%v/%s", newOnly, at), func(t *testing.T) {
+				fsys, _ := newTestFS(t)
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				w, err := NewBaseFileWriter(ctx, fsys, "f.parquet", schema, BaseFileOptions{NewRecordsOnly: newOnly, BlockSize: 16 << 10})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if (w.columnar != nil) != newOnly {
+					t.Fatalf("columnar writer %v", w.columnar != nil)
+				}
+				if err := w.WriteNew(tripsMeta, 0, keys[:1500], rows[:1500]); err != nil {
+					t.Fatal(err)
+				}
+				cancel()
+				if at == "WriteNew" {
+					if err := w.WriteNew(tripsMeta, 1500, keys[1500:], rows[1500:]); !errors.Is(err, context.Canceled) {
+						t.Errorf("WriteNew: %v, want the context's error", err)
+					}
+				}
+				if _, err := w.Close(); !errors.Is(err, context.Canceled) {
+					t.Errorf("Close: %v, want the context's error", err)
+				}
+				if _, err := fsys.Stat(t.Context(), "f.parquet"); err == nil {
+					t.Error("the cancelled writer's file is still there")
+				}
+			})
+		}
 	}
 }
