@@ -373,7 +373,7 @@ func randomDecimal(rng *rand.Rand, t *Type) Decimal {
 type columnarCase struct {
 	schema     *Schema
 	opts       BaseFileOptions
-	meta       *NewRecordMeta
+	metas      []*NewRecordMeta // of each WriteNew call
 	firstSeqNo int64
 	keys       []string
 	rows       [][]any
@@ -387,7 +387,7 @@ func randomColumnarCase(rng *rand.Rand) columnarCase {
 	c := columnarCase{schema: schema}
 	c.opts = BaseFileOptions{
 		PageSize:       []int{1 << 10, 2 << 10, 4 << 10, 8 << 10, 16 << 10, 0}[rng.IntN(6)],
-		BlockSize:      []int64{8 << 10, 32 << 10, 128 << 10, 0}[rng.IntN(4)],
+		BlockSize:      []int64{4 << 10, 8 << 10, 32 << 10, 128 << 10, 0}[rng.IntN(5)],
 		Compression:    []string{"zstd", "snappy", "gzip", "uncompressed", ""}[rng.IntN(5)],
 		StringEncoding: []string{"PLAIN", "delta_length_byte_array", ""}[rng.IntN(3)],
 		NoMetaFields:   rng.IntN(3) == 0,
@@ -396,14 +396,8 @@ func randomColumnarCase(rng *rand.Rand) columnarCase {
 	if pageSize == 0 {
 		pageSize = 16 << 10 // long strings of a default page would be slow
 	}
-	n := []int{0, 1, 1 + rng.IntN(100), 1 + rng.IntN(3000), 1 + rng.IntN(7000)}[rng.IntN(5)]
+	n := []int{0, 1, 1 + rng.IntN(100), 1 + rng.IntN(3000), 1 + rng.IntN(3000), 1 + rng.IntN(7000), 1 + rng.IntN(7000), 1 + rng.IntN(7000)}[rng.IntN(8)]
 	c.firstSeqNo = []int64{0, 1, rng.Int64N(1 << 40), math.MaxInt64 - int64(n)}[rng.IntN(4)]
-	c.meta = &NewRecordMeta{
-		CommitTime:    fmt.Sprintf("2026%013d", rng.Int64N(1e13)),
-		PartitionPath: []string{"", "2026/11/29", "région=été/日=1"}[rng.IntN(3)],
-		FileName:      fmt.Sprintf("%08x-0_0-1-1_x.parquet", rng.Uint32()),
-	}
-	c.meta.SeqNoPrefix = c.meta.CommitTime + "_" + strconv.Itoa(rng.IntN(4)) + "_"
 	// Unique keys, ASCII and not, some outside the BMP: their order by
 	// UTF-16 code units differs from their byte order.
 	for i := range n {
@@ -417,10 +411,32 @@ func randomColumnarCase(rng *rand.Rand) columnarCase {
 		}
 		c.rows = append(c.rows, row)
 	}
+	// The meta fields of most files are the same for every record; some
+	// change them between calls, so that the dictionaries of their
+	// columns hold several values.
+	newMeta := func() *NewRecordMeta {
+		m := &NewRecordMeta{
+			CommitTime:    fmt.Sprintf("2026%013d", rng.Int64N(1e13)),
+			PartitionPath: []string{"", "2026/11/29", "région=été/日=1"}[rng.IntN(3)],
+			FileName:      fmt.Sprintf("%08x-0_0-1-1_x.parquet", rng.Uint32()),
+		}
+		m.SeqNoPrefix = m.CommitTime + "_" + strconv.Itoa(rng.IntN(4)) + "_"
+		return m
+	}
+	meta, varies := newMeta(), rng.IntN(3) == 0
 	for left := n; left > 0; {
 		k := min(left, []int{1, 1 + rng.IntN(5), 1 + rng.IntN(200), 1 + rng.IntN(3000)}[rng.IntN(4)])
 		c.calls = append(c.calls, k)
 		left -= k
+		if varies && rng.IntN(2) == 0 {
+			meta = newMeta()
+		}
+		c.metas = append(c.metas, meta)
+	}
+	// The writer adds the meta fields to a schema that lacks them; some
+	// schemas have them already.
+	if !c.opts.NoMetaFields && rng.IntN(3) == 0 {
+		c.schema = schema.WithMetaFields()
 	}
 	return c
 }
@@ -440,14 +456,17 @@ func (c *columnarCase) write(t *testing.T, fsys FS, path string, newOnly bool) B
 		t.Fatalf("NewRecordsOnly %v: columnar writer %v", newOnly, w.columnar != nil)
 	}
 	start := 0
-	for _, k := range c.calls {
+	for call, k := range c.calls {
 		var keys []string
-		meta := c.meta
-		if !c.opts.NoMetaFields {
+		meta := c.metas[call]
+		switch {
+		case !c.opts.NoMetaFields:
 			keys = c.keys[start : start+k]
-		} else if k%2 == 0 {
+		case k%3 == 0:
 			// A writer without meta fields ignores meta and takes keys
 			// only to name records in errors.
+			keys = c.keys[start : start+k]
+		case k%3 == 1:
 			meta = nil
 		}
 		if err := w.WriteNew(meta, c.firstSeqNo+int64(start), keys, c.rows[start:start+k]); err != nil {
@@ -466,13 +485,19 @@ func (c *columnarCase) write(t *testing.T, fsys FS, path string, newOnly bool) B
 // meta fields WriteNew gives them, unless the file has none.
 func (c *columnarCase) wantRows() [][]any {
 	var rows [][]any
+	call, end := 0, 0
 	for i, row := range c.rows {
 		if c.opts.NoMetaFields {
 			rows = append(rows, row)
 			continue
 		}
-		seqNo := c.meta.SeqNoPrefix + strconv.FormatInt(c.firstSeqNo+int64(i), 10)
-		rows = append(rows, append([]any{c.meta.CommitTime, seqNo, c.keys[i], c.meta.PartitionPath, c.meta.FileName}, row...))
+		for i >= end+c.calls[call] {
+			end += c.calls[call]
+			call++
+		}
+		m := c.metas[call]
+		seqNo := m.SeqNoPrefix + strconv.FormatInt(c.firstSeqNo+int64(i), 10)
+		rows = append(rows, append([]any{m.CommitTime, seqNo, c.keys[i], m.PartitionPath, m.FileName}, row...))
 	}
 	return rows
 }
