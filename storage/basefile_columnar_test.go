@@ -438,6 +438,21 @@ func randomColumnarCase(rng *rand.Rand) columnarCase {
 	if !c.opts.NoMetaFields && rng.IntN(3) == 0 {
 		c.schema = schema.WithMetaFields()
 	}
+	// A file without meta fields of a schema that has them (a copy of a
+	// Hudi file's rows) takes them as data: the dictionary columns then
+	// get their values from the rows.
+	if c.opts.NoMetaFields && rng.IntN(3) == 0 {
+		c.schema = schema.WithMetaFields()
+		for i, row := range c.rows {
+			meta := make([]any, NumMetaFields)
+			for j := range meta {
+				if rng.IntN(10) != 0 {
+					meta[j] = []string{"a", "b", "é", "", "a long value of more than sixteen bytes"}[rng.IntN(5)] + strconv.Itoa(rng.IntN(1+i%40))
+				}
+			}
+			c.rows[i] = append(meta, row...)
+		}
+	}
 	return c
 }
 
