@@ -86,6 +86,7 @@ func comparePhysical(kind parquet.Kind, a, b parquet.Value) int {
 	return bytes.Compare(a.ByteArray(), b.ByteArray())
 }
 
+// boolInt returns 1 for true and 0 for false, the order of booleans.
 func boolInt(b bool) int {
 	if b {
 		return 1
