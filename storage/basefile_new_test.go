@@ -1,11 +1,15 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // newRecordsOf splits rows with meta fields, as tripsRows makes them, into
@@ -187,5 +191,220 @@ func TestBaseFileWriteNewErrors(t *testing.T) {
 				t.Error("the partial file is still there")
 			}
 		})
+	}
+}
+
+// TestColumnarWriteNewErrors runs WriteNew's error cases on a flat schema
+// with the columnar writer and with parquet-go's: both must fail alike,
+// with the same error naming the same record, and then refuse to complete
+// the file and remove it.
+func TestColumnarWriteNewErrors(t *testing.T) {
+	schema, keep := flatTripsSchema(t)
+	keys, rows := newRecordsOf(flatTripsRows(t, 3, keep))
+	// with returns a copy of row whose field name holds v.
+	with := func(row []any, name string, v any) []any {
+		row = append([]any(nil), row...)
+		row[schema.FieldIndex(name)] = v
+		return row
+	}
+	badValue := with(rows[1], "rider", int64(7))
+	manyKeys, manyRows := newRecordsOf(flatTripsRows(t, 2*newRecordsChunk+10, keep))
+	nullID := slices.Clone(manyRows)
+	nullID[2*newRecordsChunk+3] = with(manyRows[3], "id", nil)
+	manyRows[newRecordsChunk+5] = badValue
+	cases := []struct {
+		name    string
+		keys    []string
+		rows    [][]any
+		nilMeta bool
+		noMeta  bool
+		want    []string
+		index   int // the NewRecordError's index; -1 when there is none
+	}{
+		{name: "a value of the wrong type", keys: keys, rows: [][]any{rows[0], badValue, rows[2]},
+			want: []string{`new record 1 (key "key-000001")`, `field "rider"`, "int64"}, index: 1},
+		{name: "a bad value in the second chunk", keys: manyKeys, rows: manyRows,
+			want: []string{fmt.Sprintf("new record %d (key %q)", newRecordsChunk+5, manyKeys[newRecordsChunk+5]), `field "rider"`}, index: newRecordsChunk + 5},
+		{name: "a null in a non-null long, third chunk", keys: manyKeys, rows: nullID,
+			want: []string{fmt.Sprintf("new record %d", 2*newRecordsChunk+3), `field "id"`, "null"}, index: 2*newRecordsChunk + 3},
+		{name: "an int for a long", keys: keys, rows: [][]any{rows[0], rows[1], with(rows[2], "id", int32(3))},
+			want: []string{"new record 2", `field "id"`}, index: 2},
+		{name: "an unknown enum symbol", keys: keys[:1], rows: [][]any{with(rows[0], "kind", "NOPE")},
+			want: []string{"new record 0", `"NOPE"`}, index: 0},
+		{name: "a fixed of the wrong size", keys: keys[:2], rows: [][]any{rows[0], with(rows[1], "hash", []byte{1})},
+			want: []string{"new record 1", `field "hash"`, "1 bytes"}, index: 1},
+		{name: "a decimal beyond its precision", keys: keys[:1], rows: [][]any{with(rows[0], "tip", NewDecimalInt64(1, -300))},
+			want: []string{"new record 0", `field "tip"`}, index: 0},
+		{name: "a string for a double", keys: keys[:1], rows: [][]any{with(rows[0], "fare", "1.5")},
+			want: []string{"new record 0", `field "fare"`}, index: 0},
+		{name: "too few values", keys: keys[:1], rows: [][]any{rows[0][:3]},
+			want: []string{`new record 0 (key "key-000000")`, "3 values"}, index: 0},
+		{name: "an empty key", keys: []string{"1", ""}, rows: rows[:2],
+			want: []string{`new record 1:`, MetaRecordKey}, index: 1},
+		{name: "no meta fields given", keys: keys, rows: rows, nilMeta: true,
+			want: []string{"no meta fields given"}, index: -1},
+		{name: "a bad value in a file without meta fields", keys: keys[:2], rows: [][]any{rows[0], badValue}, nilMeta: true, noMeta: true,
+			want: []string{`new record 1 (key "key-000001")`, `field "rider"`}, index: 1},
+		{name: "a bad value, no keys, no meta fields", rows: [][]any{rows[0], badValue}, nilMeta: true, noMeta: true,
+			want: []string{`new record 1: `, `field "rider"`}, index: 1},
+		{name: "keys and rows differ in number", keys: keys[:2], rows: rows,
+			want: []string{"2 keys for 3 rows"}, index: -1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// fail returns the error of WriteNew on a new writer, checking
+			// that the writer stays failed and leaves no file.
+			fail := func(newOnly bool) error {
+				fsys, _ := newTestFS(t)
+				w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, BaseFileOptions{NoMetaFields: tc.noMeta, NewRecordsOnly: newOnly})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if (w.columnar != nil) != newOnly {
+					t.Fatalf("NewRecordsOnly %v: columnar writer %v", newOnly, w.columnar != nil)
+				}
+				meta := tripsMeta
+				if tc.nilMeta {
+					meta = nil
+				}
+				err = w.WriteNew(meta, 0, tc.keys, tc.rows)
+				if err == nil {
+					t.Fatalf("NewRecordsOnly %v: WriteNew succeeded", newOnly)
+				}
+				if again := w.WriteNew(meta, 0, keys[:1], rows[:1]); again == nil || again.Error() != err.Error() {
+					t.Errorf("NewRecordsOnly %v: WriteNew after the error: %v, want %v", newOnly, again, err)
+				}
+				if _, cerr := w.Close(); cerr == nil {
+					t.Errorf("NewRecordsOnly %v: Close succeeded after a failed WriteNew", newOnly)
+				}
+				if _, serr := fsys.Stat(t.Context(), "f.parquet"); serr == nil {
+					t.Errorf("NewRecordsOnly %v: the partial file is still there", newOnly)
+				}
+				return err
+			}
+			got, want := fail(true), fail(false)
+			if got.Error() != want.Error() {
+				t.Errorf("columnar writer's error:\n%v\nparquet-go's:\n%v", got, want)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(got.Error(), want) {
+					t.Errorf("error %q does not say %q", got, want)
+				}
+			}
+			var re *NewRecordError
+			if ok := errors.As(got, &re); ok != (tc.index >= 0) || ok && re.Index != tc.index {
+				t.Errorf("error %q: a NewRecordError %v (%+v), want one at index %d", got, ok, re, tc.index)
+			}
+		})
+	}
+}
+
+// TestColumnarWriterRefusesRows checks that a columnar writer, which takes
+// new records only, refuses each other way of writing rows with
+// errNewRecordsOnly even after good WriteNew calls, is then unusable, and
+// that Close fails and removes the file.
+func TestColumnarWriterRefusesRows(t *testing.T) {
+	schema, keep := flatTripsSchema(t)
+	all := flatTripsRows(t, 20, keep)
+	keys, rows := newRecordsOf(all)
+	// A base file of the same schema to carry rows from.
+	src, _ := newTestFS(t)
+	writeBaseFile(t, src, "src.parquet", schema, BaseFileOptions{}, all)
+	srcFile := mustOpenBaseFile(t, src, "src.parquet")
+	rowGroup := srcFile.RowGroups()[0]
+	parquetRows := make([]parquet.Row, 5)
+	rr := rowGroup.Rows()
+	n, err := rr.ReadRows(parquetRows)
+	rr.Close()
+	if n != len(parquetRows) {
+		t.Fatalf("read %d rows of the source file: %v", n, err)
+	}
+	cases := []struct {
+		name  string
+		write func(w *BaseFileWriter) error
+	}{
+		{"WriteRow", func(w *BaseFileWriter) error { return w.WriteRow(all[0]) }},
+		{"WriteRows", func(w *BaseFileWriter) error { _, err := w.WriteRows(parquetRows); return err }},
+		{"CarryRows", func(w *BaseFileWriter) error { _, err := w.CarryRows(parquetRows); return err }},
+		{"CarryRowGroup", func(w *BaseFileWriter) error {
+			_, err := w.CarryRowGroup(rowGroup, "src.parquet", func([]byte) bool { return true })
+			return err
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys, _ := newTestFS(t)
+			w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, BaseFileOptions{NewRecordsOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.columnar == nil {
+				t.Fatal("not the columnar writer")
+			}
+			if err := w.WriteNew(tripsMeta, 0, keys[:10], rows[:10]); err != nil {
+				t.Fatal(err)
+			}
+			err = tc.write(w)
+			if !errors.Is(err, errNewRecordsOnly) || !strings.Contains(err.Error(), "f.parquet") {
+				t.Fatalf("%s: error %v, want %v naming the file", tc.name, err, errNewRecordsOnly)
+			}
+			if err := w.WriteNew(tripsMeta, 10, keys[10:], rows[10:]); !errors.Is(err, errNewRecordsOnly) {
+				t.Errorf("WriteNew after %s: %v, want the writer's error", tc.name, err)
+			}
+			if err := tc.write(w); !errors.Is(err, errNewRecordsOnly) {
+				t.Errorf("%s again: %v, want the writer's error", tc.name, err)
+			}
+			if _, err := w.Close(); !errors.Is(err, errNewRecordsOnly) {
+				t.Errorf("Close: %v, want the writer's error", err)
+			}
+			if _, err := fsys.Stat(t.Context(), "f.parquet"); err == nil {
+				t.Error("the refused writer's file is still there")
+			}
+			if _, err := w.Close(); err == nil {
+				t.Error("a second Close succeeded")
+			}
+			if err := w.Abort(); err != nil {
+				t.Errorf("Abort after Close: %v", err)
+			}
+		})
+	}
+}
+
+// TestColumnarWriterCancelled cancels the context of a columnar writer and
+// of parquet-go's, before a WriteNew or before Close: the call must fail
+// with the context's error, and the file must be gone.
+func TestColumnarWriterCancelled(t *testing.T) {
+	schema, keep := flatTripsSchema(t)
+	keys, rows := newRecordsOf(flatTripsRows(t, 3000, keep))
+	for _, newOnly := range []bool{true, false} {
+		for _, at := range []string{"WriteNew", "Close"} {
+			t.Run(fmt.Sprintf("NewRecordsOnly=%v/%s", newOnly, at), func(t *testing.T) {
+				fsys, _ := newTestFS(t)
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				w, err := NewBaseFileWriter(ctx, fsys, "f.parquet", schema, BaseFileOptions{NewRecordsOnly: newOnly, BlockSize: 16 << 10})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if (w.columnar != nil) != newOnly {
+					t.Fatalf("columnar writer %v", w.columnar != nil)
+				}
+				if err := w.WriteNew(tripsMeta, 0, keys[:1500], rows[:1500]); err != nil {
+					t.Fatal(err)
+				}
+				cancel()
+				if at == "WriteNew" {
+					if err := w.WriteNew(tripsMeta, 1500, keys[1500:], rows[1500:]); !errors.Is(err, context.Canceled) {
+						t.Errorf("WriteNew: %v, want the context's error", err)
+					}
+				}
+				if _, err := w.Close(); !errors.Is(err, context.Canceled) {
+					t.Errorf("Close: %v, want the context's error", err)
+				}
+				if _, err := fsys.Stat(t.Context(), "f.parquet"); err == nil {
+					t.Error("the cancelled writer's file is still there")
+				}
+			})
+		}
 	}
 }

@@ -1,0 +1,415 @@
+package storage
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// openParquet opens the Parquet file at path with parquet-go, page indexes
+// included.
+func openParquet(t *testing.T, path string) *parquet.File {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)), parquet.SkipPageIndex(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pf
+}
+
+// chunkValues returns the values of a column chunk, nulls included, read
+// page by page with parquet-go, and the number of values of each page.
+func chunkValues(t *testing.T, chunk parquet.ColumnChunk) ([]parquet.Value, []int64) {
+	t.Helper()
+	pages := chunk.Pages()
+	defer pages.Close()
+	var values []parquet.Value
+	var counts []int64
+	buf := make([]parquet.Value, 256)
+	for {
+		page, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			return values, counts
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts = append(counts, page.NumValues())
+		r := page.Values()
+		for {
+			n, err := r.ReadValues(buf)
+			for _, v := range buf[:n] {
+				values = append(values, v.Clone())
+			}
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// comparePhysical compares two non-null values of a column of kind in
+// the column's physical order: false before true, integers signed, floats
+// by value, byte arrays byte by byte.
+func comparePhysical(kind parquet.Kind, a, b parquet.Value) int {
+	switch kind {
+	case parquet.Boolean:
+		return cmp.Compare(boolInt(a.Boolean()), boolInt(b.Boolean()))
+	case parquet.Int32:
+		return cmp.Compare(a.Int32(), b.Int32())
+	case parquet.Int64:
+		return cmp.Compare(a.Int64(), b.Int64())
+	case parquet.Float:
+		return cmp.Compare(a.Float(), b.Float())
+	case parquet.Double:
+		return cmp.Compare(a.Double(), b.Double())
+	}
+	return bytes.Compare(a.ByteArray(), b.ByteArray())
+}
+
+// boolInt returns 1 for true and 0 for false, the order of booleans.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// isNaN reports whether v is a float NaN.
+func isNaN(kind parquet.Kind, v parquet.Value) bool {
+	switch kind {
+	case parquet.Float:
+		return math.IsNaN(float64(v.Float()))
+	case parquet.Double:
+		return math.IsNaN(v.Double())
+	}
+	return false
+}
+
+// valueBounds returns the least and greatest non-null values, NaNs left out
+// unless all are NaN, how many are null, and false when all are null.
+func valueBounds(kind parquet.Kind, values []parquet.Value) (lo, hi parquet.Value, nulls int, ok bool) {
+	nanOnly := true
+	for _, v := range values {
+		if v.IsNull() {
+			nulls++
+			continue
+		}
+		nan := isNaN(kind, v)
+		switch {
+		case !ok || (nanOnly && !nan):
+			lo, hi, ok, nanOnly = v, v, true, nan
+		case nan:
+		default:
+			if comparePhysical(kind, v, lo) < 0 {
+				lo = v
+			}
+			if comparePhysical(kind, v, hi) > 0 {
+				hi = v
+			}
+		}
+	}
+	return lo, hi, nulls, ok
+}
+
+// checkBound checks that bound, a PLAIN-encoded page or chunk bound of a
+// column of kind, is the bound want (the least value when min is set, the
+// greatest otherwise) of the non-null values, or for byte arrays longer
+// than limit (when limit > 0) a truncation of it still below (above) every
+// value.
+func checkBound(t *testing.T, at string, kind parquet.Kind, bound []byte, want parquet.Value, min bool, values []parquet.Value, limit int) {
+	t.Helper()
+	what := map[bool]string{true: "min", false: "max"}[min]
+	b := kind.Value(bound)
+	if isNaN(kind, want) {
+		if !isNaN(kind, b) {
+			t.Errorf("%s: %s %v, want NaN: all values are NaN", at, what, b)
+		}
+		return
+	}
+	byteArray := kind == parquet.ByteArray || kind == parquet.FixedLenByteArray
+	if !byteArray || limit <= 0 || len(want.ByteArray()) <= limit {
+		if comparePhysical(kind, b, want) != 0 || isNaN(kind, b) {
+			t.Errorf("%s: %s %.60q, want %.60q", at, what, bound, want.Bytes())
+		}
+		return
+	}
+	if !min && len(bound) == limit && bytes.Count(bound, []byte{0xff}) == limit && bytes.HasPrefix(want.ByteArray(), bound) {
+		// parquet-go's truncation cannot round a max of limit 0xff bytes
+		// up, and keeps them: a max below the true one, which both
+		// writers share (parquet-mr leaves such a max out).
+		t.Logf("%s: max %.60q truncated below the greatest value", at, bound)
+		return
+	}
+	if min && !bytes.HasPrefix(want.ByteArray(), bound) {
+		t.Errorf("%s: min %.60q is no prefix of the least value %.60q", at, bound, want.ByteArray())
+	}
+	for _, v := range values {
+		if v.IsNull() {
+			continue
+		}
+		if c := comparePhysical(kind, v, b); min && c < 0 || !min && c > 0 {
+			t.Errorf("%s: truncated %s %.60q is not a bound of %.60q", at, what, bound, v.ByteArray())
+			return
+		}
+	}
+}
+
+// checkPageIndexes checks the column chunks of the Parquet file at path
+// against the values they hold: for every page of every chunk, the column
+// index's null count, null-page flag, definition level histogram and
+// bounds (the page's least and greatest values, truncated beyond 16 bytes
+// as parquet-go does); for every chunk, its statistics and value count;
+// and that the offset index and the chunk's offsets point at the page
+// headers actually written, back to back, whose sizes add up to the
+// chunk's.
+func checkPageIndexes(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf := openParquet(t, path)
+	meta := pf.Metadata()
+	columnIndexes, offsetIndexes := pf.ColumnIndexes(), pf.OffsetIndexes()
+	leaves := pf.Schema().Columns()
+	for i, rg := range pf.RowGroups() {
+		rgMeta := meta.RowGroups[i]
+		var total int64
+		for j, chunk := range rg.ColumnChunks() {
+			at := fmt.Sprintf("row group %d column %d %v", i, j, leaves[j])
+			k := i*len(rgMeta.Columns) + j
+			cm := rgMeta.Columns[j].MetaData
+			kind := parquet.Kind(cm.Type)
+			ci, oi := columnIndexes[k], offsetIndexes[k]
+			values, counts := chunkValues(t, chunk)
+			total += cm.TotalCompressedSize
+			if int64(len(values)) != rgMeta.NumRows || cm.NumValues != rgMeta.NumRows {
+				t.Errorf("%s: %d values read, %d in the metadata, want the row group's %d", at, len(values), cm.NumValues, rgMeta.NumRows)
+				continue
+			}
+			locs := oi.PageLocations
+			n := len(locs)
+			if len(counts) != n || len(ci.NullPages) != n || len(ci.NullCounts) != n {
+				t.Errorf("%s: %d pages read, %d locations, column index of %d null flags and %d null counts", at, len(counts), n, len(ci.NullPages), len(ci.NullCounts))
+				continue
+			}
+			// Null pages too have bounds in the column index, empty ones.
+			bounds := len(ci.MinValues) == n && len(ci.MaxValues) == n
+			if !bounds {
+				t.Errorf("%s: %d pages, but the column index has %d min and %d max values", at, n, len(ci.MinValues), len(ci.MaxValues))
+			}
+			leaf, _ := pf.Schema().Lookup(leaves[j]...)
+			optional := leaf.MaxDefinitionLevel > 0
+			for p, loc := range locs {
+				end := rgMeta.NumRows
+				if p+1 < n {
+					end = locs[p+1].FirstRowIndex
+				}
+				if (p == 0 && loc.FirstRowIndex != 0) || end <= loc.FirstRowIndex || end-loc.FirstRowIndex != counts[p] {
+					t.Errorf("%s page %d: rows [%d, %d), %d values read", at, p, loc.FirstRowIndex, end, counts[p])
+					continue
+				}
+				page := values[loc.FirstRowIndex:end]
+				lo, hi, nulls, ok := valueBounds(kind, page)
+				pat := fmt.Sprintf("%s page %d", at, p)
+				if ci.NullCounts[p] != int64(nulls) || ci.NullPages[p] != !ok {
+					t.Errorf("%s: %d nulls, null page %v; want %d, %v", pat, ci.NullCounts[p], ci.NullPages[p], nulls, !ok)
+				}
+				if optional && (len(ci.DefinitionLevelHistogram) != 2*n || ci.DefinitionLevelHistogram[2*p] != int64(nulls) || ci.DefinitionLevelHistogram[2*p+1] != int64(len(page)-nulls)) {
+					t.Errorf("%s: definition level histogram %v, want %d nulls of %d", pat, ci.DefinitionLevelHistogram, nulls, len(page))
+				}
+				if ok && bounds {
+					checkBound(t, pat, kind, ci.MinValues[p], lo, true, page, columnIndexSizeLimit)
+					checkBound(t, pat, kind, ci.MaxValues[p], hi, false, page, columnIndexSizeLimit)
+				}
+			}
+			lo, hi, nulls, ok := valueBounds(kind, values)
+			if cm.Statistics.NullCount != int64(nulls) {
+				t.Errorf("%s: statistics count %d nulls, want %d", at, cm.Statistics.NullCount, nulls)
+			}
+			if ok {
+				checkBound(t, at+" statistics", kind, cm.Statistics.MinValue, lo, true, values, 0)
+				checkBound(t, at+" statistics", kind, cm.Statistics.MaxValue, hi, false, values, 0)
+			} else if cm.Statistics.MinValue != nil || cm.Statistics.MaxValue != nil {
+				t.Errorf("%s: bounds %q and %q of nulls only", at, cm.Statistics.MinValue, cm.Statistics.MaxValue)
+			}
+			checkChunkLayout(t, at, data, cm, locs, counts)
+		}
+		if total != rgMeta.TotalCompressedSize {
+			t.Errorf("row group %d: %d bytes, its chunks %d", i, rgMeta.TotalCompressedSize, total)
+		}
+	}
+}
+
+// checkChunkLayout checks that a chunk's pages lie where its metadata and
+// offset index say, in the file's bytes data: the dictionary page (if any)
+// at DictionaryPageOffset right before the first data page, the data pages
+// at their locations, back to back from DataPageOffset, each a v1 data page
+// header of counts[p] values whose body's size and CRC match, all adding up
+// to TotalCompressedSize.
+func checkChunkLayout(t *testing.T, at string, data []byte, cm format.ColumnMetaData, locs []format.PageLocation, counts []int64) {
+	t.Helper()
+	var dictSize int64
+	if cm.DictionaryPageOffset != 0 {
+		h, size := readPageHeader(t, at+" dictionary page", data, cm.DictionaryPageOffset)
+		if h == nil {
+			return
+		}
+		if h.Type != format.DictionaryPage || !h.DictionaryPageHeader.Valid || h.DictionaryPageHeader.V.Encoding != format.Plain {
+			t.Errorf("%s: page at the dictionary offset: %+v", at, h)
+		}
+		dictSize = size
+		if cm.DictionaryPageOffset+size != cm.DataPageOffset {
+			t.Errorf("%s: dictionary page [%d, %d), data pages from %d", at, cm.DictionaryPageOffset, cm.DictionaryPageOffset+size, cm.DataPageOffset)
+		}
+	}
+	if len(locs) == 0 || locs[0].Offset != cm.DataPageOffset {
+		t.Errorf("%s: data pages from %d, first location %+v", at, cm.DataPageOffset, locs)
+		return
+	}
+	sum := dictSize
+	for p, loc := range locs {
+		pat := fmt.Sprintf("%s page %d", at, p)
+		if p > 0 && loc.Offset != locs[p-1].Offset+int64(locs[p-1].CompressedPageSize) {
+			t.Errorf("%s: at %d, the previous page ends at %d", pat, loc.Offset, locs[p-1].Offset+int64(locs[p-1].CompressedPageSize))
+		}
+		sum += int64(loc.CompressedPageSize)
+		h, size := readPageHeader(t, pat, data, loc.Offset)
+		if h == nil {
+			continue
+		}
+		if h.Type != format.DataPage || !h.DataPageHeader.Valid || int64(h.DataPageHeader.V.NumValues) != counts[p] || size != int64(loc.CompressedPageSize) {
+			t.Errorf("%s: header %+v of %d bytes, want a data page v1 of %d values and %d bytes", pat, h, size, counts[p], loc.CompressedPageSize)
+			continue
+		}
+		if want := cm.Encoding; !slices.Contains(want, h.DataPageHeader.V.Encoding) || (cm.DictionaryPageOffset != 0) != (h.DataPageHeader.V.Encoding == format.RLEDictionary) {
+			t.Errorf("%s: encoding %v, the chunk's %v", pat, h.DataPageHeader.V.Encoding, want)
+		}
+	}
+	if sum != cm.TotalCompressedSize {
+		t.Errorf("%s: pages of %d bytes, the chunk %d", at, sum, cm.TotalCompressedSize)
+	}
+}
+
+// readPageHeader decodes the page header at offset of data and checks the
+// CRC of the body after it; it returns the header and the page's size,
+// header included, or nil after reporting a header that does not decode.
+func readPageHeader(t *testing.T, at string, data []byte, offset int64) (*format.PageHeader, int64) {
+	t.Helper()
+	if offset < 4 || offset >= int64(len(data)) {
+		t.Errorf("%s: offset %d outside the file of %d bytes", at, offset, len(data))
+		return nil, 0
+	}
+	r := new(thrift.CompactProtocol).NewReaderFromBytes(data[offset:])
+	var h format.PageHeader
+	if err := thrift.NewDecoder(r).Decode(&h); err != nil {
+		t.Errorf("%s: no page header at %d: %v", at, offset, err)
+		return nil, 0
+	}
+	start := offset + int64(r.BytesRead())
+	end := start + int64(h.CompressedPageSize)
+	if end > int64(len(data)) {
+		t.Errorf("%s: page body [%d, %d) outside the file", at, start, end)
+		return nil, 0
+	}
+	if crc := int32(crc32.ChecksumIEEE(data[start:end])); crc != h.CRC {
+		t.Errorf("%s: CRC %x, the body's %x", at, h.CRC, crc)
+	}
+	return &h, end - offset
+}
+
+// TestColumnarPageIndexes writes columns whose pages hold telling values
+// with the columnar writer, and checks every page's column index entry,
+// the chunk statistics and the offset index against the values read back
+// (checkPageIndexes), and that the column got the pages the case needs.
+func TestColumnarPageIndexes(t *testing.T) {
+	repeat := func(n int, v any) []any { return slices.Repeat([]any{v}, n) }
+	concat := func(parts ...[]any) []any { return slices.Concat(parts...) }
+	nan := math.NaN()
+	cases := []struct {
+		name   string
+		typ    *Type
+		values []any
+		pages  int // at least this many pages
+	}{
+		{name: "ints with extremes", typ: Primitive(KindInt), pages: 3,
+			values: concat(repeat(300, int32(5)), []any{int32(math.MinInt32)}, repeat(300, int32(-1)), []any{int32(math.MaxInt32)}, repeat(300, int32(0)))},
+		{name: "nullable longs, a null page between", typ: Nullable(Primitive(KindLong)), pages: 3,
+			values: concat(repeat(200, int64(-7)), repeat(400, nil), repeat(200, int64(math.MaxInt64)))},
+		{name: "booleans all true, then mixed", typ: Primitive(KindBoolean), pages: 2,
+			values: concat(repeat(9000, true), repeat(5000, false), repeat(5000, true))},
+		{name: "strings longer than the index keeps", typ: Nullable(Primitive(KindString)), pages: 3,
+			values: concat(repeat(100, "abcdefghijklmnopqrstuvwxyz"), repeat(100, "abcdefghijklmnopZZZ"), []any{nil, ""}, repeat(98, "\xff\xfeé世界 beyond sixteen bytes"))},
+		{name: "empty strings only", typ: Primitive(KindString), pages: 1, values: repeat(100, "")},
+		{name: "bytes of 16 bytes exactly", typ: Primitive(KindBytes), pages: 2,
+			values: concat(repeat(100, []byte("0123456789abcdef")), repeat(100, []byte("0123456789abcdeg")))},
+		{name: "doubles with NaN, infinities and zeros", typ: Primitive(KindDouble), pages: 3,
+			values: concat(repeat(100, nan), repeat(100, math.Inf(-1)), repeat(100, math.Copysign(0, -1)), repeat(100, 0.0), repeat(100, math.Inf(1)), repeat(100, nan))},
+		{name: "a page of NaN first", typ: Primitive(KindDouble), pages: 2,
+			values: concat(repeat(600, nan), repeat(600, 1.5), repeat(600, -2.5))},
+		{name: "floats, a page of NaN last", typ: Primitive(KindFloat), pages: 2,
+			values: concat(repeat(600, float32(3)), repeat(1200, float32(math.NaN())))},
+		{name: "nullable fixed, a null page between", typ: Nullable(FixedType("f16", 16)), pages: 3,
+			values: concat(repeat(100, bytes.Repeat([]byte{1}, 16)), repeat(1100, nil), repeat(100, bytes.Repeat([]byte{2}, 16)))},
+		{name: "nullable fixed, nulls only", typ: Nullable(FixedType("f4", 4)), pages: 1, values: repeat(10, nil)},
+		{name: "fixed decimal, negative and positive", typ: FixedDecimalType("d", 9, 20, 2), pages: 2,
+			values: concat(repeat(300, NewDecimalInt64(-12345, 2)), repeat(300, NewDecimalInt64(99999, 2)))},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fsys, dir := newTestFS(t)
+			schema := &Schema{Name: "r", Fields: []Field{{Name: "v", Type: tc.typ}}}
+			opts := BaseFileOptions{NoMetaFields: true, PageSize: 1 << 10, NewRecordsOnly: true}
+			w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.columnar == nil {
+				t.Fatal("not the columnar writer")
+			}
+			// Calls of 100 records: pages end between calls.
+			for start := 0; start < len(tc.values); start += 100 {
+				var rows [][]any
+				for _, v := range tc.values[start:min(start+100, len(tc.values))] {
+					rows = append(rows, []any{v})
+				}
+				if err := w.WriteNew(nil, 0, nil, rows); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "f.parquet")
+			if got := len(openParquet(t, path).OffsetIndexes()[0].PageLocations); got < tc.pages {
+				t.Fatalf("%d pages, want %d or more", got, tc.pages)
+			}
+			checkPageIndexes(t, path)
+			var want [][]any
+			for _, v := range tc.values {
+				want = append(want, []any{v})
+			}
+			assertSameRows(t, "values read back", readAllValues(t, mustOpenBaseFile(t, fsys, "f.parquet")), want)
+		})
+	}
+}
