@@ -41,6 +41,9 @@ type columnarLeaf struct {
 	optional bool
 	// dictionary marks the meta columns that are always dictionary-encoded.
 	dictionary bool
+	// plain marks the byte array columns written PLAIN whatever the
+	// string encoding (decimals).
+	plain bool
 	// unique marks the meta columns whose values differ in every row of a
 	// file (the record key, the sequence number): a dictionary never pays.
 	unique bool
@@ -71,6 +74,7 @@ func newColumnarLayout(c *compiledSchema) (*columnarLayout, error) {
 			size:       node.Type().Length(),
 			optional:   node.Optional(),
 			dictionary: node.Encoding() != nil && node.Encoding().Encoding() == format.RLEDictionary,
+			plain:      node.Encoding() != nil && node.Encoding().Encoding() == format.Plain,
 			unique:     len(path) == 1 && (path[0] == MetaRecordKey || path[0] == MetaCommitSeqNo),
 		}
 		if leaf.MaxRepetitionLevel != 0 || leaf.MaxDefinitionLevel > 1 || leaf.ColumnIndex != i || l.kind == parquet.Int96 {

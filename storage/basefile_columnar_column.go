@@ -58,6 +58,7 @@ type columnarColumn struct {
 	minValue       []byte  // the chunk's least value, in PLAIN encoding
 	maxValue       []byte  // and its greatest
 	hasBounds      bool
+	boundsNaN      bool // the bounds are NaN: no page so far held another float
 	unencodedBytes int64
 }
 
@@ -104,7 +105,7 @@ func newColumnarColumn(f *columnarFile, leaf *columnarLeaf, stringEncoding encod
 	if b, ok := columnarBufferPool.Get().(*columnarBuffers); ok {
 		c.page, c.pages = b.page, b.pages
 	}
-	if leaf.kind == parquet.ByteArray {
+	if leaf.kind == parquet.ByteArray && !leaf.plain {
 		c.plain = stringEncoding
 	}
 	if c.canDict {
@@ -137,11 +138,15 @@ func (c *columnarColumn) release() {
 func (c *columnarColumn) resetChunk() {
 	c.pages, c.locations, c.pageLevels = c.pages[:0], nil, nil
 	// A new indexer each time: the column index of the last one may still
-	// point into its memory.
-	c.indexer = c.leaf.typ.NewColumnIndexer(columnIndexSizeLimit)
+	// point into its memory. Byte arrays are truncated by writeChunk.
+	limit := columnIndexSizeLimit
+	if c.leaf.kind == parquet.ByteArray || c.leaf.kind == parquet.FixedLenByteArray {
+		limit = 0
+	}
+	c.indexer = c.leaf.typ.NewColumnIndexer(limit)
 	c.meta = format.ColumnMetaData{}
 	c.dictPages, c.plainPages, c.numRows, c.unencodedBytes = 0, 0, 0, 0
-	c.minValue, c.maxValue, c.hasBounds = nil, nil, false
+	c.minValue, c.maxValue, c.hasBounds, c.boundsNaN = nil, nil, false, false
 	c.dictOn, c.dictChecked = c.canDict, c.leaf.dictionary
 	if c.canDict {
 		c.dict.reset()
@@ -422,17 +427,43 @@ func (c *columnarColumn) indexPage() {
 	lo, hi, ok := c.pageBounds()
 	nulls := int64(p.nulls)
 	if !ok {
-		c.indexer.IndexPage(int64(p.rows), nulls, parquet.Value{}, parquet.Value{})
+		// parquet-go's indexer of fixed-length byte arrays keeps no entry
+		// for a null value: it gets zeros, which writeChunk empties.
+		null := parquet.Value{}
+		if c.leaf.kind == parquet.FixedLenByteArray {
+			null = parquet.FixedLenByteArrayValue(make([]byte, c.leaf.size))
+		}
+		c.indexer.IndexPage(int64(p.rows), nulls, null, null)
 		return
 	}
 	c.indexer.IndexPage(int64(p.rows), nulls, lo, hi)
-	if !c.hasBounds || compareValues(c.leaf.typ, lo, c.minValue) < 0 {
-		c.minValue = lo.AppendBytes(c.minValue[:0])
+	// A page of NaNs only has NaN bounds; those of the next page that
+	// holds other floats replace them.
+	nan := isNaNValue(lo)
+	switch {
+	case !c.hasBounds || c.boundsNaN && !nan:
+		c.minValue, c.maxValue = lo.AppendBytes(c.minValue[:0]), hi.AppendBytes(c.maxValue[:0])
+		c.hasBounds, c.boundsNaN = true, nan
+	case nan:
+	default:
+		if compareValues(c.leaf.typ, lo, c.minValue) < 0 {
+			c.minValue = lo.AppendBytes(c.minValue[:0])
+		}
+		if compareValues(c.leaf.typ, hi, c.maxValue) > 0 {
+			c.maxValue = hi.AppendBytes(c.maxValue[:0])
+		}
 	}
-	if !c.hasBounds || compareValues(c.leaf.typ, hi, c.maxValue) > 0 {
-		c.maxValue = hi.AppendBytes(c.maxValue[:0])
+}
+
+// isNaNValue tells whether v is a float or double NaN.
+func isNaNValue(v parquet.Value) bool {
+	switch v.Kind() {
+	case parquet.Float:
+		return math.IsNaN(float64(v.Float()))
+	case parquet.Double:
+		return math.IsNaN(v.Double())
 	}
-	c.hasBounds = true
+	return false
 }
 
 // compareValues compares v to the PLAIN encoding of a value of typ.
@@ -574,6 +605,16 @@ func (c *columnarColumn) writeChunk(out *countingWriter, codec compress.Codec, c
 		meta.Statistics.MaxValue = append([]byte{}, c.maxValue...)
 	}
 	chunk := columnarChunk{columnIndex: c.indexer.ColumnIndex()}
+	ci := &chunk.columnIndex
+	// The bounds of a null page are empty, as the format wants them.
+	for i, null := range ci.NullPages {
+		if null {
+			ci.MinValues[i], ci.MaxValues[i] = []byte{}, []byte{}
+		}
+	}
+	if c.leaf.kind == parquet.ByteArray || c.leaf.kind == parquet.FixedLenByteArray {
+		truncateBounds(ci)
+	}
 	meta.SizeStatistics.UnencodedByteArrayDataBytes = c.unencodedBytes
 	if c.leaf.optional {
 		chunk.columnIndex.DefinitionLevelHistogram = c.pageLevels
@@ -586,6 +627,30 @@ func (c *columnarColumn) writeChunk(out *countingWriter, codec compress.Codec, c
 	chunk.column.MetaData = meta
 	c.resetChunk()
 	return chunk, nil
+}
+
+// truncateBounds cuts the byte array bounds of a column index to
+// columnIndexSizeLimit bytes, as parquet-go and parquet-mr do: a least
+// value to its prefix, a greatest one to its prefix plus one (with carry).
+// A greatest value whose prefix is all 0xff bytes has no such bound and
+// stays whole (parquet-go's own truncation cuts it below the value). Both
+// cuts keep the order of the bounds, and so the index's boundary order.
+func truncateBounds(ci *format.ColumnIndex) {
+	const limit = columnIndexSizeLimit
+	for i := range ci.MinValues {
+		if len(ci.MinValues[i]) > limit {
+			ci.MinValues[i] = ci.MinValues[i][:limit]
+		}
+		if max := ci.MaxValues[i]; len(max) > limit {
+			bound := bytes.Clone(max[:limit])
+			for j := limit - 1; j >= 0; j-- {
+				if bound[j]++; bound[j] != 0 {
+					ci.MaxValues[i] = bound
+					break
+				}
+			}
+		}
+	}
 }
 
 // pageSizes are the sizes of a page written, its header included.

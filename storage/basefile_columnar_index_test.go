@@ -379,7 +379,8 @@ func TestColumnarPageIndexes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fsys, dir := newTestFS(t)
 			schema := &Schema{Name: "r", Fields: []Field{{Name: "v", Type: tc.typ}}}
-			opts := BaseFileOptions{NoMetaFields: true, PageSize: 1 << 10, NewRecordsOnly: true}
+			// Without dictionaries, whose pages would hold other rows.
+			opts := BaseFileOptions{NoMetaFields: true, PageSize: 1 << 10, NewRecordsOnly: true, NoDictionary: true}
 			w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, opts)
 			if err != nil {
 				t.Fatal(err)

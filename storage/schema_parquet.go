@@ -255,7 +255,9 @@ func parquetNode(t *Type) parquet.Node {
 		return parquet.Enum()
 	case KindBytes:
 		if t.Logical == LogicalDecimal {
-			return parquet.Decimal(t.Scale, t.Precision, parquet.ByteArrayType)
+			// PLAIN whatever the string encoding: DuckDB, for one, reads
+			// DELTA_LENGTH_BYTE_ARRAY strings and blobs only.
+			return parquet.Encoded(parquet.Decimal(t.Scale, t.Precision, parquet.ByteArrayType), &parquet.Plain)
 		}
 		return parquet.Leaf(parquet.ByteArrayType)
 	case KindFixed:
