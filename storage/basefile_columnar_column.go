@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"hash/maphash"
 	"math"
 	"math/bits"
 	"slices"
@@ -63,23 +64,54 @@ type columnarColumn struct {
 }
 
 // columnarDictionary is the dictionary of a column chunk: its values in the
-// order of their indexes.
+// order of their indexes, back to back, and an open-addressing hash table
+// of them. The values of a small dictionary lie close together, where a
+// map's string keys would each sit in memory of their own.
 type columnarDictionary struct {
-	index   map[string]int32
+	slots   []int32 // a power of two of them: 0, or a value's index plus one
+	seed    maphash.Seed
 	bytes   []byte
 	offsets []uint32 // starts with 0, then where each value ends
+	last    int32    // the index last looked up, or -1: runs of a value are common
 }
 
 // lookup returns the index of s, adding it first if it is new.
 func (d *columnarDictionary) lookup(s []byte) int32 {
-	if i, ok := d.index[string(s)]; ok {
-		return i
+	if d.last >= 0 && bytes.Equal(d.value(d.last), s) {
+		return d.last
 	}
-	i := int32(len(d.offsets) - 1)
-	d.index[string(s)] = i
-	d.bytes = append(d.bytes, s...)
-	d.offsets = append(d.offsets, uint32(len(d.bytes)))
-	return i
+	if 2*len(d.offsets) > len(d.slots) {
+		d.grow()
+	}
+	mask := len(d.slots) - 1
+	for i := int(maphash.Bytes(d.seed, s)) & mask; ; i = (i + 1) & mask {
+		e := d.slots[i] - 1
+		if e < 0 {
+			e = int32(len(d.offsets) - 1)
+			d.slots[i] = e + 1
+			d.bytes = append(d.bytes, s...)
+			d.offsets = append(d.offsets, uint32(len(d.bytes)))
+			d.last = e
+			return e
+		}
+		if bytes.Equal(d.value(e), s) {
+			d.last = e
+			return e
+		}
+	}
+}
+
+// grow doubles the hash table, at most half full after.
+func (d *columnarDictionary) grow() {
+	d.slots = make([]int32, max(64, 2*len(d.slots)))
+	mask := len(d.slots) - 1
+	for e := range int32(len(d.offsets) - 1) {
+		i := int(maphash.Bytes(d.seed, d.value(e))) & mask
+		for d.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		d.slots[i] = e + 1
+	}
 }
 
 // value returns the value of index i.
@@ -87,10 +119,17 @@ func (d *columnarDictionary) value(i int32) []byte {
 	return d.bytes[d.offsets[i]:d.offsets[i+1]]
 }
 
+// len returns the number of values.
+func (d *columnarDictionary) len() int { return len(d.offsets) - 1 }
+
 func (d *columnarDictionary) reset() {
-	clear(d.index)
-	d.bytes, d.offsets = d.bytes[:0], append(d.offsets[:0], 0)
+	clear(d.slots)
+	d.bytes, d.offsets, d.last = d.bytes[:0], append(d.offsets[:0], 0), -1
 }
+
+// dictionaryProbe is how many values of a chunk's first page are enough
+// to give up its dictionary when nine in ten of them differ.
+const dictionaryProbe = 1024
 
 // maxDictionaryBytes is the size of a chunk's dictionary beyond which its
 // next pages hold plain values: parquet-mr's parquet.dictionary.page.size.
@@ -109,7 +148,7 @@ func newColumnarColumn(f *columnarFile, leaf *columnarLeaf, stringEncoding encod
 		c.plain = stringEncoding
 	}
 	if c.canDict {
-		c.dict.index = map[string]int32{}
+		c.dict.seed = maphash.MakeSeed()
 		c.dict.offsets = []uint32{0}
 	}
 	c.page.offsets = append(c.page.offsets[:0], 0)
@@ -168,6 +207,11 @@ func (c *columnarColumn) appendString(b []byte) {
 	if c.dictOn {
 		p.indexes = append(p.indexes, c.dict.lookup(b))
 		p.dictBytes += len(b)
+		if len(p.indexes) == dictionaryProbe && !c.dictChecked && 10*c.dict.len() > 9*dictionaryProbe {
+			// Keys, UUIDs...: no use hashing the rest of the page.
+			c.dictChecked = true
+			c.dropDictionary()
+		}
 	} else {
 		p.bytes = append(p.bytes, b...)
 		p.offsets = append(p.offsets, uint32(len(p.bytes)))
@@ -195,7 +239,7 @@ func (c *columnarColumn) checkBytes() {
 // at the end of a chunk's first page.
 func (c *columnarColumn) dictionaryPays() bool {
 	p := &c.page
-	values, entries := len(p.indexes), len(c.dict.offsets)-1
+	values, entries := len(p.indexes), c.dict.len()
 	plain := p.dictBytes + 4*values
 	encoded := len(c.dict.bytes) + 4*entries + (values*bits.Len(uint(max(entries-1, 0)))+7)/8
 	return encoded < plain
@@ -672,7 +716,7 @@ func (c *columnarColumn) writeDictionaryPage(out *countingWriter, codec compress
 		CompressedPageSize:   int32(len(compressed)),
 		CRC:                  int32(crc32.ChecksumIEEE(compressed)),
 		DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{
-			NumValues: int32(len(c.dict.offsets) - 1),
+			NumValues: int32(c.dict.len()),
 			Encoding:  format.Plain,
 		}),
 	})
