@@ -343,15 +343,37 @@ func readPageHeader(t *testing.T, at string, data []byte, offset int64) (*format
 // the chunk statistics and the offset index against the values read back
 // (checkPageIndexes), and that the column got the pages the case needs.
 func TestColumnarPageIndexes(t *testing.T) {
+	for _, tc := range pageIndexCases() {
+		t.Run(tc.name, func(t *testing.T) { tc.check(t, true) })
+	}
+}
+
+// TestParquetGoWriterFixedColumnIndexes checks the page indexes of the
+// fixed-length columns that parquet-go's writer writes, whose column
+// indexes the base file writer mends (closeAligningColumnIndexes).
+func TestParquetGoWriterFixedColumnIndexes(t *testing.T) {
+	for _, tc := range pageIndexCases() {
+		if tc.typ.Kind == KindFixed {
+			t.Run(tc.name, func(t *testing.T) { tc.check(t, false) })
+		}
+	}
+}
+
+// pageIndexCase is a column of one type and its values, which must make
+// at least pages pages of 1 KiB.
+type pageIndexCase struct {
+	name   string
+	typ    *Type
+	values []any
+	pages  int
+}
+
+// pageIndexCases are the cases of TestColumnarPageIndexes.
+func pageIndexCases() []pageIndexCase {
 	repeat := func(n int, v any) []any { return slices.Repeat([]any{v}, n) }
 	concat := func(parts ...[]any) []any { return slices.Concat(parts...) }
 	nan := math.NaN()
-	cases := []struct {
-		name   string
-		typ    *Type
-		values []any
-		pages  int // at least this many pages
-	}{
+	return []pageIndexCase{
 		{name: "ints with extremes", typ: Primitive(KindInt), pages: 3,
 			values: concat(repeat(300, int32(5)), []any{int32(math.MinInt32)}, repeat(300, int32(-1)), []any{int32(math.MaxInt32)}, repeat(300, int32(0)))},
 		{name: "nullable longs, a null page between", typ: Nullable(Primitive(KindLong)), pages: 3,
@@ -375,42 +397,83 @@ func TestColumnarPageIndexes(t *testing.T) {
 		{name: "fixed decimal, negative and positive", typ: FixedDecimalType("d", 9, 20, 2), pages: 2,
 			values: concat(repeat(300, NewDecimalInt64(-12345, 2)), repeat(300, NewDecimalInt64(99999, 2)))},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			fsys, dir := newTestFS(t)
-			schema := &Schema{Name: "r", Fields: []Field{{Name: "v", Type: tc.typ}}}
-			// Without dictionaries, whose pages would hold other rows.
-			opts := BaseFileOptions{NoMetaFields: true, PageSize: 1 << 10, NewRecordsOnly: true, NoDictionary: true}
-			w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if w.columnar == nil {
-				t.Fatal("not the columnar writer")
-			}
-			// Calls of 100 records: pages end between calls.
-			for start := 0; start < len(tc.values); start += 100 {
-				var rows [][]any
-				for _, v := range tc.values[start:min(start+100, len(tc.values))] {
-					rows = append(rows, []any{v})
-				}
-				if err := w.WriteNew(nil, 0, nil, rows); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if _, err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(dir, "f.parquet")
-			if got := len(openParquet(t, path).OffsetIndexes()[0].PageLocations); got < tc.pages {
-				t.Fatalf("%d pages, want %d or more", got, tc.pages)
-			}
-			checkPageIndexes(t, path)
-			var want [][]any
-			for _, v := range tc.values {
-				want = append(want, []any{v})
-			}
-			assertSameRows(t, "values read back", readAllValues(t, mustOpenBaseFile(t, fsys, "f.parquet")), want)
-		})
+}
+
+// check writes the case's values with the columnar writer or parquet-go's
+// and checks the file's page indexes against its pages, and its values.
+func (tc pageIndexCase) check(t *testing.T, columnar bool) {
+	t.Helper()
+	fsys, dir := newTestFS(t)
+	schema := &Schema{Name: "r", Fields: []Field{{Name: "v", Type: tc.typ}}}
+	// Without dictionaries, whose pages would hold other rows.
+	opts := BaseFileOptions{NoMetaFields: true, PageSize: 1 << 10, NewRecordsOnly: columnar, NoDictionary: true}
+	w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, opts)
+	if err != nil {
+		t.Fatal(err)
 	}
+	if (w.columnar != nil) != columnar {
+		t.Fatalf("the columnar writer: %v, want %v", w.columnar != nil, columnar)
+	}
+	// Calls of 100 records: pages end between calls.
+	for start := 0; start < len(tc.values); start += 100 {
+		var rows [][]any
+		for _, v := range tc.values[start:min(start+100, len(tc.values))] {
+			rows = append(rows, []any{v})
+		}
+		if err := w.WriteNew(nil, 0, nil, rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "f.parquet")
+	if got := len(openParquet(t, path).OffsetIndexes()[0].PageLocations); got < tc.pages {
+		t.Fatalf("%d pages, want %d or more", got, tc.pages)
+	}
+	checkPageIndexes(t, path)
+	var want [][]any
+	for _, v := range tc.values {
+		want = append(want, []any{v})
+	}
+	assertSameRows(t, "values read back", readAllValues(t, mustOpenBaseFile(t, fsys, "f.parquet")), want)
+}
+
+// TestParquetGoWriterFixedColumnIndexesRowGroups checks the mended column
+// indexes of a file of several row groups and columns, where every
+// chunk's index moves.
+func TestParquetGoWriterFixedColumnIndexesRowGroups(t *testing.T) {
+	schema := &Schema{Name: "r", Fields: []Field{
+		{Name: "s", Type: Nullable(Primitive(KindString))},
+		{Name: "f", Type: Nullable(FixedType("f8", 8))},
+		{Name: "n", Type: Primitive(KindLong)},
+	}}
+	var rows [][]any
+	for i := range 6000 {
+		var f any
+		if i/700%2 == 1 {
+			f = []byte(fmt.Sprintf("%08d", i))
+		}
+		rows = append(rows, []any{fmt.Sprintf("s-%d", i%37), f, int64(i)})
+	}
+	fsys, dir := newTestFS(t)
+	opts := BaseFileOptions{NoMetaFields: true, PageSize: 1 << 10, BlockSize: 8 << 10}
+	w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := 0; start < len(rows); start += 100 {
+		if err := w.WriteNew(nil, 0, nil, rows[start:min(start+100, len(rows))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "f.parquet")
+	if n := len(openParquet(t, path).Metadata().RowGroups); n < 3 {
+		t.Fatalf("%d row groups, want 3 or more", n)
+	}
+	checkPageIndexes(t, path)
+	assertSameRows(t, "values read back", readAllValues(t, mustOpenBaseFile(t, fsys, "f.parquet")), rows)
 }
