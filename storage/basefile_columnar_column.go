@@ -650,11 +650,15 @@ func (c *columnarColumn) writeChunk(out *countingWriter, codec compress.Codec, c
 	}
 	chunk := columnarChunk{columnIndex: c.indexer.ColumnIndex()}
 	ci := &chunk.columnIndex
-	// The bounds of a null page are empty, as the format wants them.
+	// The bounds of a null page are empty, as the format wants them, and
+	// pages of nulls alone have no order (the indexer saw zeros).
 	for i, null := range ci.NullPages {
 		if null {
 			ci.MinValues[i], ci.MaxValues[i] = []byte{}, []byte{}
 		}
+	}
+	if !slices.Contains(ci.NullPages, false) {
+		ci.BoundaryOrder = format.Unordered
 	}
 	if c.leaf.kind == parquet.ByteArray || c.leaf.kind == parquet.FixedLenByteArray {
 		truncateBounds(ci)

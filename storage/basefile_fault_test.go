@@ -20,7 +20,9 @@ func TestBaseFileWriterFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const rows = 3000
+	// Enough rows that parquet-go's 256 KiB write buffer fills before the
+	// file's tail, which the writer mends in memory.
+	const rows = 40000
 	write := func(fsys storage.FS) error {
 		w, err := storage.NewBaseFileWriter(t.Context(), fsys, "p/f.parquet", schema, storage.BaseFileOptions{BlockSize: 16 << 10, PageSize: 4 << 10})
 		if err != nil {

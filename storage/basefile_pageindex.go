@@ -4,33 +4,19 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 
-	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// hasFixedColumns tells whether a Parquet schema has a fixed-length byte
-// array column.
-func hasFixedColumns(schema *parquet.Schema) bool {
-	for _, path := range schema.Columns() {
-		leaf, _ := schema.Lookup(path...)
-		if leaf.Node.Type().Kind() == parquet.FixedLenByteArray {
-			return true
-		}
-	}
-	return false
-}
-
-// closeAligningColumnIndexes closes parquet-go's writer like pw.Close, but
-// mends the column indexes of fixed-length byte array columns on the way
-// out: parquet-go's indexer keeps no bounds for their null pages, so the
-// bounds of every later page sit one place early, and a reader that skips
-// pages by them may skip the wrong ones. The file's tail (the page indexes
-// and the footer) is written to memory, the bounds are put back in line
-// with empty ones for the null pages, as the format wants them, and the
-// tail is written out with the offsets that follow.
-func (w *BaseFileWriter) closeAligningColumnIndexes() error {
+// closeMendingPageIndexes closes parquet-go's writer like pw.Close, but
+// mends on the way out what it gets wrong in the column indexes and the
+// chunk statistics (see mendBounds), which a reader that skips pages and
+// row groups by them trusts. The file's tail (the page indexes and the
+// footer) goes to memory, is mended, and is written out with the offsets
+// that follow.
+func (w *BaseFileWriter) closeMendingPageIndexes() error {
 	if err := w.pw.Flush(); err != nil {
 		return err
 	}
@@ -42,21 +28,21 @@ func (w *BaseFileWriter) closeAligningColumnIndexes() error {
 	if err != nil {
 		return err
 	}
-	fixed, err := alignColumnIndexes(w.pw.File().Metadata(), tail.Bytes(), tailStart)
+	fixed, err := mendPageIndexes(w.pw.File().Metadata(), tail.Bytes(), tailStart)
 	if err != nil {
-		return fmt.Errorf("align the column indexes: %w", err)
+		return fmt.Errorf("mend the page indexes: %w", err)
 	}
 	w.count.n = tailStart
 	_, err = w.count.Write(fixed)
 	return err
 }
 
-// alignColumnIndexes returns the tail of a Parquet file, which begins at
-// offset start of the file, with the column indexes of meta's fixed-length
-// columns aligned (see closeAligningColumnIndexes), or tail itself when
-// none needs it. The column indexes must come first, then the offset
-// indexes, then the footer, as parquet-go writes them; meta is updated.
-func alignColumnIndexes(meta *format.FileMetaData, tail []byte, start int64) ([]byte, error) {
+// mendPageIndexes returns the tail of a Parquet file, which begins at
+// offset start of the file, with the column indexes and the statistics of
+// meta's chunks mended (see mendBounds), or tail itself when none needs
+// it. The column indexes must come first, then the offset indexes, then
+// the footer, as parquet-go writes them; meta is updated.
+func mendPageIndexes(meta *format.FileMetaData, tail []byte, start int64) ([]byte, error) {
 	var chunks []*format.ColumnChunk
 	for i := range meta.RowGroups {
 		for j := range meta.RowGroups[i].Columns {
@@ -78,7 +64,7 @@ func alignColumnIndexes(meta *format.FileMetaData, tail []byte, start int64) ([]
 		if err := thrift.Unmarshal(new(thrift.CompactProtocol), raw, &indexes[i]); err != nil {
 			return nil, fmt.Errorf("column index %d: %w", i, err)
 		}
-		if c.MetaData.Type == format.FixedLenByteArray && alignBounds(&indexes[i]) {
+		if mendBounds(&c.MetaData, &indexes[i]) {
 			mended = true
 		}
 	}
@@ -112,6 +98,67 @@ func alignColumnIndexes(meta *format.FileMetaData, tail []byte, start int64) ([]
 	fixed.Write(binary.LittleEndian.AppendUint32(nil, uint32(fixed.Len()-footerStart)))
 	fixed.WriteString(parquetMagic)
 	return fixed.Bytes(), nil
+}
+
+// mendBounds mends what parquet-go's writer gets wrong in the column index
+// ci of a chunk and in the chunk's statistics, and tells whether it had
+// to: the bounds it leaves out for the null pages of a fixed-length
+// column, the greatest byte arrays it cuts below their value, chunk
+// bounds that stay NaN when the first page held NaNs only.
+func mendBounds(chunk *format.ColumnMetaData, ci *format.ColumnIndex) bool {
+	mended := false
+	switch chunk.Type {
+	case format.FixedLenByteArray, format.ByteArray:
+		if chunk.Type == format.FixedLenByteArray {
+			mended = alignBounds(ci)
+		}
+		// A cut greatest value beginning with 16 0xff bytes is those bytes
+		// alone, below the value; the chunk's greatest value is a bound.
+		allOnes := bytes.Repeat([]byte{0xff}, columnIndexSizeLimit)
+		for i, max := range ci.MaxValues {
+			if i < len(ci.NullPages) && !ci.NullPages[i] && bytes.Equal(max, allOnes) && len(chunk.Statistics.MaxValue) > len(max) &&
+				bytes.HasPrefix(chunk.Statistics.MaxValue, allOnes) {
+				ci.MaxValues[i] = bytes.Clone(chunk.Statistics.MaxValue)
+				mended = true
+			}
+		}
+	case format.Float, format.Double:
+		mended = mendNaNBounds(chunk, ci)
+	}
+	return mended
+}
+
+// mendNaNBounds gives a float chunk whose statistics are NaN the least and
+// greatest bounds of its pages that are not NaN, if it has such pages.
+func mendNaNBounds(chunk *format.ColumnMetaData, ci *format.ColumnIndex) bool {
+	width := 8
+	decode := func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) }
+	if chunk.Type == format.Float {
+		width = 4
+		decode = func(b []byte) float64 { return float64(math.Float32frombits(binary.LittleEndian.Uint32(b))) }
+	}
+	nan := func(b []byte) bool { return len(b) == width && math.IsNaN(decode(b)) }
+	if !nan(chunk.Statistics.MinValue) && !nan(chunk.Statistics.MaxValue) {
+		return false
+	}
+	var lo, hi []byte
+	for i, null := range ci.NullPages {
+		min, max := ci.MinValues[i], ci.MaxValues[i]
+		if null || len(min) != width || len(max) != width || nan(min) || nan(max) {
+			continue
+		}
+		if lo == nil || decode(min) < decode(lo) {
+			lo = min
+		}
+		if hi == nil || decode(max) > decode(hi) {
+			hi = max
+		}
+	}
+	if lo == nil {
+		return false
+	}
+	chunk.Statistics.MinValue, chunk.Statistics.MaxValue = bytes.Clone(lo), bytes.Clone(hi)
+	return true
 }
 
 // alignBounds gives the null pages of a column index whose bounds leave

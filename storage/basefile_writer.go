@@ -166,9 +166,6 @@ type BaseFileWriter struct {
 	// columnar writes the file instead of pw for NewRecordsOnly writers
 	// of flat schemas; pw is then nil.
 	columnar *columnarFile
-	// alignIndexes has pw's column indexes mended on Close: the schema
-	// has fixed-length columns (see closeAligningColumnIndexes).
-	alignIndexes bool
 
 	blockSize    int64
 	rowGroupBase int64 // pw.Size() when the current row group began
@@ -262,7 +259,6 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 		})
 		return w, nil
 	}
-	w.alignIndexes = hasFixedColumns(c.parquet)
 	w.pw = parquet.NewWriter(&w.count, append(writerOptions(c.parquet, codec, stringEncoding, pageSize),
 		parquet.KeyValueMetadata(FooterAvroSchema, string(avroJSON)),
 		parquet.KeyValueMetadata(FooterWriterModel, "avro"),
@@ -550,10 +546,8 @@ func (w *BaseFileWriter) finish() error {
 		err := w.columnar.close()
 		w.columnar.release()
 		return err
-	case w.alignIndexes:
-		return w.closeAligningColumnIndexes()
 	}
-	return w.pw.Close()
+	return w.closeMendingPageIndexes()
 }
 
 // setMetadata sets a key of the footer's metadata.
