@@ -39,7 +39,9 @@ type columnarLeaf struct {
 	kind     parquet.Kind
 	size     int // the length of a fixed-length byte array
 	optional bool
-	// dictionary marks the meta columns that are always dictionary-encoded.
+	// dictionary marks the string columns that are always
+	// dictionary-encoded: the meta fields that hold a few values per file
+	// (see dictionaryMetaFields).
 	dictionary bool
 	// plain marks the byte array columns written PLAIN whatever the
 	// string encoding (decimals).
@@ -73,7 +75,7 @@ func newColumnarLayout(c *compiledSchema) (*columnarLayout, error) {
 			kind:       node.Type().Kind(),
 			size:       node.Type().Length(),
 			optional:   node.Optional(),
-			dictionary: node.Encoding() != nil && node.Encoding().Encoding() == format.RLEDictionary,
+			dictionary: node.Encoding() != nil && node.Encoding().Encoding() == format.RLEDictionary && node.Type().Kind() == parquet.ByteArray,
 			plain:      node.Encoding() != nil && node.Encoding().Encoding() == format.Plain,
 			unique:     len(path) == 1 && (path[0] == MetaRecordKey || path[0] == MetaCommitSeqNo),
 		}

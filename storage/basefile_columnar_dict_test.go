@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go/format"
@@ -161,5 +162,61 @@ func TestColumnarWriterEndsPagesAmidRecords(t *testing.T) {
 		if loc.CompressedPageSize > size+1024 {
 			t.Errorf("a page of %d bytes holds more than one value", loc.CompressedPageSize)
 		}
+	}
+}
+
+// TestMetaNamedColumnsOfOtherTypes checks a table without meta fields
+// whose columns take the names of the dictionary-encoded meta fields with
+// other types than string: both writers must write them as the values
+// they are, and a writer with meta fields refuses meta fields that are not
+// strings.
+func TestMetaNamedColumnsOfOtherTypes(t *testing.T) {
+	schema := mustParseSchema(t, `{"type":"record","name":"r","fields":[
+		{"name":"_hoodie_commit_time","type":"long"},
+		{"name":"_hoodie_partition_path","type":["null","double"],"default":null},
+		{"name":"_hoodie_file_name","type":"boolean"},
+		{"name":"x","type":"int"}]}`)
+	var rows [][]any
+	for i := range 3000 {
+		var d any = float64(i) / 4
+		if i%5 == 0 {
+			d = nil
+		}
+		rows = append(rows, []any{int64(i * 7), d, i%3 == 0, int32(i)})
+	}
+	for _, columnar := range []bool{false, true} {
+		t.Run(fmt.Sprintf("columnar=%v", columnar), func(t *testing.T) {
+			fsys, dir := newTestFS(t)
+			w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, BaseFileOptions{NoMetaFields: true, NewRecordsOnly: columnar, PageSize: 1 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (w.columnar != nil) != columnar {
+				t.Fatalf("the columnar writer: %v, want %v", w.columnar != nil, columnar)
+			}
+			if err := w.WriteNew(nil, 0, nil, rows); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			assertSameRows(t, "values read back", readAllValues(t, mustOpenBaseFile(t, fsys, "f.parquet")), rows)
+			checkPageIndexes(t, filepath.Join(dir, "f.parquet"))
+		})
+	}
+	keyed := mustParseSchema(t, `{"type":"record","name":"r","fields":[
+		{"name":"_hoodie_commit_time","type":"long"},
+		{"name":"_hoodie_commit_seqno","type":"string"},
+		{"name":"_hoodie_record_key","type":"string"},
+		{"name":"_hoodie_partition_path","type":"string"},
+		{"name":"_hoodie_file_name","type":"string"},
+		{"name":"x","type":"int"}]}`)
+	fsys, _ := newTestFS(t)
+	_, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", keyed, BaseFileOptions{NewRecordsOnly: true})
+	if err == nil || !strings.Contains(err.Error(), "meta field _hoodie_commit_time must be a string") {
+		t.Errorf("a long _hoodie_commit_time meta field: error %v", err)
+	}
+	if _, statErr := fsys.Stat(t.Context(), "f.parquet"); statErr == nil {
+		t.Error("the refused writer left a file")
 	}
 }

@@ -202,8 +202,12 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 	if err != nil {
 		return nil, err
 	}
-	if keyed && schema.Fields[2].Type.Kind != KindString {
-		return nil, fmt.Errorf("field %s must be a string", MetaRecordKey)
+	if keyed {
+		for _, f := range schema.Fields[:NumMetaFields] {
+			if f.Type.Kind != KindString {
+				return nil, fmt.Errorf("meta field %s must be a string, not %s", f.Name, describeType(f.Type))
+			}
+		}
 	}
 	avroJSON, err := schema.MarshalJSON()
 	if err != nil {
@@ -541,8 +545,7 @@ func (w *BaseFileWriter) finish() error {
 		w.setMetadata(FooterBloomFilter, w.stopBloom().String())
 		w.setMetadata(FooterBloomFilterType, bloomFilterTypeDynamic)
 	}
-	switch {
-	case w.columnar != nil:
+	if w.columnar != nil {
 		err := w.columnar.close()
 		w.columnar.release()
 		return err

@@ -199,7 +199,7 @@ func parquetGroup(t *Type) *groupNode {
 	fields := make([]parquet.Field, len(t.Fields))
 	for i, f := range t.Fields {
 		node := parquetField(f.Type)
-		if dictionaryMetaFields[f.Name] {
+		if dictionaryMetaFields[f.Name] && f.Type.Kind == KindString {
 			node = parquet.Encoded(node, &parquet.RLEDictionary)
 		}
 		fields[i] = &fieldNode{Node: node, name: f.Name}
