@@ -46,6 +46,9 @@ type columnarLeaf struct {
 	// plain marks the byte array columns written PLAIN whatever the
 	// string encoding (decimals).
 	plain bool
+	// signed marks the byte array columns of decimals, whose values are
+	// ordered as signed integers.
+	signed bool
 	// unique marks the meta columns whose values differ in every row of a
 	// file (the record key, the sequence number): a dictionary never pays.
 	unique bool
@@ -58,6 +61,8 @@ func columnarLayoutOf(c *compiledSchema) (*columnarLayout, error) {
 	return c.columnar, c.columnarErr
 }
 
+// newColumnarLayout derives the columnar layout of c; it is not ok when a
+// field of the schema is not a single leaf column.
 func newColumnarLayout(c *compiledSchema) (*columnarLayout, error) {
 	layout := &columnarLayout{ok: true}
 	for _, n := range c.plan.fields {
@@ -77,6 +82,7 @@ func newColumnarLayout(c *compiledSchema) (*columnarLayout, error) {
 			optional:   node.Optional(),
 			dictionary: node.Encoding() != nil && node.Encoding().Encoding() == format.RLEDictionary && node.Type().Kind() == parquet.ByteArray,
 			plain:      node.Encoding() != nil && node.Encoding().Encoding() == format.Plain,
+			signed:     isDecimal(node.Type()),
 			unique:     len(path) == 1 && (path[0] == MetaRecordKey || path[0] == MetaCommitSeqNo),
 		}
 		if leaf.MaxRepetitionLevel != 0 || leaf.MaxDefinitionLevel > 1 || leaf.ColumnIndex != i || l.kind == parquet.Int96 {
@@ -96,6 +102,12 @@ func newColumnarLayout(c *compiledSchema) (*columnarLayout, error) {
 	meta := pw.File().Metadata()
 	layout.elements, layout.createdBy, layout.columnOrders = meta.Schema, meta.CreatedBy, meta.ColumnOrders
 	return layout, nil
+}
+
+// isDecimal tells whether a Parquet type is a decimal.
+func isDecimal(t parquet.Type) bool {
+	_, ok := logicalTypeOf(t).(*format.DecimalType)
+	return ok
 }
 
 // columnarFile writes a base file of a flat schema column by column, with
@@ -198,7 +210,7 @@ func (f *columnarFile) endPages() error {
 			return fmt.Errorf("column %d: %w", i, c.err)
 		}
 		if c.page.size() >= f.pageSize {
-			if err := c.endPage(f.codec, f.page); err != nil {
+			if err := c.endPage(); err != nil {
 				return fmt.Errorf("column %d: %w", i, err)
 			}
 		}
@@ -221,10 +233,10 @@ func (f *columnarFile) endRowGroup() error {
 	columnIndexes := make([]format.ColumnIndex, len(f.columns))
 	offsetIndexes := make([]format.OffsetIndex, len(f.columns))
 	for i, c := range f.columns {
-		if err := c.endPage(f.codec, f.page); err != nil {
+		if err := c.endPage(); err != nil {
 			return fmt.Errorf("column %d: %w", i, err)
 		}
-		chunk, err := c.writeChunk(f.out, f.codec, f.codecID, f.page)
+		chunk, err := c.writeChunk()
 		if err != nil {
 			return fmt.Errorf("column %d: %w", i, err)
 		}

@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/encoding/rle"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
@@ -122,6 +121,7 @@ func (d *columnarDictionary) value(i int32) []byte {
 // len returns the number of values.
 func (d *columnarDictionary) len() int { return len(d.offsets) - 1 }
 
+// reset empties the dictionary, keeping its memory.
 func (d *columnarDictionary) reset() {
 	clear(d.slots)
 	d.bytes, d.offsets, d.last = d.bytes[:0], append(d.offsets[:0], 0), -1
@@ -165,6 +165,7 @@ type columnarBuffers struct {
 	pages []byte
 }
 
+// columnarBufferPool holds the *columnarBuffers of columns done.
 var columnarBufferPool sync.Pool
 
 // release gives the column's memory back. The column is done.
@@ -230,13 +231,14 @@ func (c *columnarColumn) checkBytes() {
 		c.dictOn && !c.dictChecked && c.page.dictBytes >= c.file.pageSize ||
 		c.dictOn && !c.leaf.dictionary && len(c.dict.bytes) >= maxDictionaryBytes
 	if full && c.err == nil {
-		c.err = c.endPage(c.file.codec, c.file.page)
+		c.err = c.endPage()
 	}
 }
 
 // dictionaryPays tells whether the page's dictionary indexes and the
 // dictionary take less room than its plain values would, parquet-mr's test
-// at the end of a chunk's first page.
+// at the end of a chunk's first page. A first page of nulls alone does not
+// pay, and the chunk goes on without a dictionary, as in parquet-mr.
 func (c *columnarColumn) dictionaryPays() bool {
 	p := &c.page
 	values, entries := len(p.indexes), c.dict.len()
@@ -359,8 +361,8 @@ func (c *columnarColumn) appendRepeated(s string, n int) {
 }
 
 // endPage encodes the page, if it holds any rows, and adds it to the chunk.
-func (c *columnarColumn) endPage(codec compress.Codec, s *pageScratch) error {
-	p := &c.page
+func (c *columnarColumn) endPage() error {
+	p, s, codec := &c.page, c.file.page, c.file.codec
 	if p.rows == 0 {
 		return nil
 	}
@@ -388,6 +390,9 @@ func (c *columnarColumn) endPage(codec compress.Codec, s *pageScratch) error {
 	compressed, err := s.compress(codec, body)
 	if err != nil {
 		return err
+	}
+	if len(body) > math.MaxInt32 || len(compressed) > math.MaxInt32 {
+		return fmt.Errorf("a page of %d bytes: Parquet pages hold at most 2 GiB", len(body))
 	}
 	header, err := s.encodeHeader(&format.PageHeader{
 		Type:                 format.DataPage,
@@ -490,10 +495,10 @@ func (c *columnarColumn) indexPage() {
 		c.hasBounds, c.boundsNaN = true, nan
 	case nan:
 	default:
-		if compareValues(c.leaf.typ, lo, c.minValue) < 0 {
+		if c.compare(lo, c.minValue) < 0 {
 			c.minValue = lo.AppendBytes(c.minValue[:0])
 		}
-		if compareValues(c.leaf.typ, hi, c.maxValue) > 0 {
+		if c.compare(hi, c.maxValue) > 0 {
 			c.maxValue = hi.AppendBytes(c.maxValue[:0])
 		}
 	}
@@ -510,9 +515,54 @@ func isNaNValue(v parquet.Value) bool {
 	return false
 }
 
-// compareValues compares v to the PLAIN encoding of a value of typ.
-func compareValues(typ parquet.Type, v parquet.Value, plain []byte) int {
-	return typ.Compare(v, typ.Kind().Value(plain))
+// compare compares v to the PLAIN encoding of a value of the column, in
+// the column's order.
+func (c *columnarColumn) compare(v parquet.Value, plain []byte) int {
+	if k := c.leaf.kind; k == parquet.ByteArray || k == parquet.FixedLenByteArray {
+		return c.compareBytes(v.ByteArray(), plain)
+	}
+	return c.leaf.typ.Compare(v, c.leaf.kind.Value(plain))
+}
+
+// compareBytes compares two byte array values of the column: as signed
+// big-endian integers for decimals, as the format orders them, and byte by
+// byte otherwise (parquet-go compares decimals byte by byte too, which
+// puts -0.01 above 0.01).
+func (c *columnarColumn) compareBytes(a, b []byte) int {
+	if c.leaf.signed {
+		return compareSigned(a, b)
+	}
+	return bytes.Compare(a, b)
+}
+
+// compareSigned compares two big-endian two's complement integers of any
+// lengths; an empty one is zero.
+func compareSigned(a, b []byte) int {
+	neg := func(x []byte) bool { return len(x) > 0 && x[0]&0x80 != 0 }
+	if na, nb := neg(a), neg(b); na != nb {
+		if na {
+			return -1
+		}
+		return 1
+	}
+	// Of the same sign: sign-extend the shorter to the longer's length.
+	sign := byte(0)
+	if neg(a) {
+		sign = 0xff
+	}
+	for n := max(len(a), len(b)); n > 0; n-- {
+		x, y := sign, sign
+		if i := len(a) - n; i >= 0 {
+			x = a[i]
+		}
+		if i := len(b) - n; i >= 0 {
+			y = b[i]
+		}
+		if x != y {
+			return cmp.Compare(x, y)
+		}
+	}
+	return 0
 }
 
 // pageBounds returns the least and greatest values of the page, by their
@@ -533,21 +583,21 @@ func (c *columnarColumn) pageBounds() (lo, hi parquet.Value, ok bool) {
 			}
 			prev = i
 			v := c.dict.value(i)
-			if min == nil || bytes.Compare(v, min) < 0 {
+			if min == nil || c.compareBytes(v, min) < 0 {
 				min = v
 			}
-			if max == nil || bytes.Compare(v, max) > 0 {
+			if max == nil || c.compareBytes(v, max) > 0 {
 				max = v
 			}
 		}
 		return parquet.ByteArrayValue(min), parquet.ByteArrayValue(max), true
 	case c.leaf.kind == parquet.Boolean:
-		all, any := true, false
+		allSet, anySet := true, false
 		for i := range p.numBools {
 			set := p.bools[i/8]&(1<<(i%8)) != 0
-			all, any = all && set, any || set
+			allSet, anySet = allSet && set, anySet || set
 		}
-		return parquet.BooleanValue(all), parquet.BooleanValue(any), true
+		return parquet.BooleanValue(allSet), parquet.BooleanValue(anySet), true
 	case c.leaf.kind == parquet.Int32:
 		return parquet.Int32Value(slices.Min(p.ints32)), parquet.Int32Value(slices.Max(p.ints32)), true
 	case c.leaf.kind == parquet.Int64:
@@ -562,9 +612,9 @@ func (c *columnarColumn) pageBounds() (lo, hi parquet.Value, ok bool) {
 		min, max := p.value(0), p.value(0)
 		for i := 1; i < len(p.offsets)-1; i++ {
 			v := p.value(i)
-			if bytes.Compare(v, min) < 0 {
+			if c.compareBytes(v, min) < 0 {
 				min = v
-			} else if bytes.Compare(v, max) > 0 {
+			} else if c.compareBytes(v, max) > 0 {
 				max = v
 			}
 		}
@@ -605,13 +655,14 @@ type columnarChunk struct {
 	offsetIndex format.OffsetIndex
 }
 
-// writeChunk writes the chunk's pages to out, its dictionary page first,
+// writeChunk writes the chunk's pages to the file, its dictionary page first,
 // and starts a new chunk.
-func (c *columnarColumn) writeChunk(out *countingWriter, codec compress.Codec, codecID format.CompressionCodec, s *pageScratch) (columnarChunk, error) {
+func (c *columnarColumn) writeChunk() (columnarChunk, error) {
+	out := c.file.out
 	meta := c.meta
 	meta.Type = format.Type(c.leaf.kind)
 	meta.PathInSchema = c.leaf.path
-	meta.Codec = codecID
+	meta.Codec = c.file.codecID
 	if c.leaf.optional {
 		meta.Encoding = append(meta.Encoding, format.RLE)
 	}
@@ -628,7 +679,7 @@ func (c *columnarColumn) writeChunk(out *countingWriter, codec compress.Codec, c
 	meta.Encoding = slices.Compact(meta.Encoding)
 	if c.dictPages > 0 {
 		meta.DictionaryPageOffset = out.n
-		n, err := c.writeDictionaryPage(out, codec, s)
+		n, err := c.writeDictionaryPage()
 		if err != nil {
 			return columnarChunk{}, err
 		}
@@ -660,7 +711,12 @@ func (c *columnarColumn) writeChunk(out *countingWriter, codec compress.Codec, c
 	if !slices.Contains(ci.NullPages, false) {
 		ci.BoundaryOrder = format.Unordered
 	}
-	if c.leaf.kind == parquet.ByteArray || c.leaf.kind == parquet.FixedLenByteArray {
+	switch {
+	case c.leaf.signed:
+		// Decimals stay whole, as parquet-mr leaves them, and the order
+		// the indexer found is that of their bytes, not of their values.
+		ci.BoundaryOrder = format.Unordered
+	case c.leaf.kind == parquet.ByteArray || c.leaf.kind == parquet.FixedLenByteArray:
 		truncateBounds(ci)
 	}
 	meta.SizeStatistics.UnencodedByteArrayDataBytes = c.unencodedBytes
@@ -704,13 +760,14 @@ func truncateBounds(ci *format.ColumnIndex) {
 // pageSizes are the sizes of a page written, its header included.
 type pageSizes struct{ uncompressed, compressed int64 }
 
-// writeDictionaryPage writes the chunk's dictionary to out.
-func (c *columnarColumn) writeDictionaryPage(out *countingWriter, codec compress.Codec, s *pageScratch) (pageSizes, error) {
+// writeDictionaryPage writes the chunk's dictionary to the file.
+func (c *columnarColumn) writeDictionaryPage() (pageSizes, error) {
+	out, s := c.file.out, c.file.page
 	var err error
 	if s.body, err = parquet.Plain.EncodeByteArray(s.body[:0], c.dict.bytes, c.dict.offsets); err != nil {
 		return pageSizes{}, fmt.Errorf("encode a dictionary page: %w", err)
 	}
-	compressed, err := s.compress(codec, s.body)
+	compressed, err := s.compress(c.file.codec, s.body)
 	if err != nil {
 		return pageSizes{}, err
 	}
@@ -783,6 +840,7 @@ func (p *columnarPage) size() int {
 		4*len(p.floats) + 8*len(p.doubles) + len(p.bools) + 4*len(p.indexes)
 }
 
+// reset empties the page for the next one, keeping its memory.
 func (p *columnarPage) reset() {
 	p.rows, p.nulls, p.numBools = 0, 0, 0
 	p.defs, p.bytes, p.offsets = p.defs[:0], p.bytes[:0], p.offsets[:1]

@@ -220,3 +220,20 @@ func TestMetaNamedColumnsOfOtherTypes(t *testing.T) {
 		t.Error("the refused writer left a file")
 	}
 }
+
+// TestBaseFileWriterRefusesPageSizes checks that a page size Parquet's
+// 32-bit page sizes cannot hold, or a negative one, is refused up front,
+// with nothing left behind.
+func TestBaseFileWriterRefusesPageSizes(t *testing.T) {
+	schema := mustParseSchema(t, `{"type":"record","name":"r","fields":[{"name":"x","type":"long"}]}`)
+	for _, size := range []int{-1, maxPageSize + 1, 3 << 30} {
+		fsys, _ := newTestFS(t)
+		_, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, BaseFileOptions{PageSize: size, NewRecordsOnly: true})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("bad page size %d", size)) {
+			t.Errorf("page size %d: error %v", size, err)
+		}
+		if _, statErr := fsys.Stat(t.Context(), "f.parquet"); statErr == nil {
+			t.Errorf("page size %d: the refused writer left a file", size)
+		}
+	}
+}

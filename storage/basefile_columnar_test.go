@@ -125,8 +125,9 @@ func TestColumnarWriterMatchesParquetGo(t *testing.T) {
 			if gm.NumRows != wm.NumRows {
 				t.Errorf("%d rows in the footer, want %d", gm.NumRows, wm.NumRows)
 			}
+			decimals := decimalColumns(gotFile.Parquet())
 			if len(wm.RowGroups) == 1 && len(gm.RowGroups) == 1 {
-				compareChunks(t, gm.RowGroups[0].Columns, wm.RowGroups[0].Columns)
+				compareChunks(t, gm.RowGroups[0].Columns, wm.RowGroups[0].Columns, decimals)
 			}
 			// Where both writers ended the row groups and the pages of a
 			// column at the same rows, its column index must be the same.
@@ -135,7 +136,7 @@ func TestColumnarWriterMatchesParquetGo(t *testing.T) {
 			compared := 0
 			sameGroups := slices.EqualFunc(gm.RowGroups, wm.RowGroups, func(a, b format.RowGroup) bool { return a.NumRows == b.NumRows })
 			for i := range min(len(gi), len(wi)) {
-				if !sameGroups || !slices.EqualFunc(go_[i].PageLocations, wo[i].PageLocations, func(a, b format.PageLocation) bool { return a.FirstRowIndex == b.FirstRowIndex }) {
+				if decimals[i%len(decimals)] || !sameGroups || !slices.EqualFunc(go_[i].PageLocations, wo[i].PageLocations, func(a, b format.PageLocation) bool { return a.FirstRowIndex == b.FirstRowIndex }) {
 					continue
 				}
 				compared++
@@ -169,13 +170,28 @@ func pageIndexes(t *testing.T, path string) ([]format.ColumnIndex, []format.Offs
 	return pf.ColumnIndexes(), pf.OffsetIndexes()
 }
 
+// decimalColumns tells, by leaf column, which columns of a Parquet file are
+// decimals.
+func decimalColumns(pf *parquet.File) []bool {
+	var decimals []bool
+	for _, path := range pf.Schema().Columns() {
+		leaf, _ := pf.Schema().Lookup(path...)
+		decimals = append(decimals, isDecimal(leaf.Node.Type()))
+	}
+	return decimals
+}
+
 // compareChunks checks that column chunks describe the same values:
 // encodings, statistics, value counts. The columnar writer may give a byte
-// array column a dictionary where parquet-go's writer does not.
-func compareChunks(t *testing.T, got, want []format.ColumnChunk) {
+// array column a dictionary where parquet-go's writer does not, and the
+// bounds of decimals differ (parquet-go's are widened to every value).
+func compareChunks(t *testing.T, got, want []format.ColumnChunk, decimals []bool) {
 	t.Helper()
 	for i := range want {
 		g, w := got[i].MetaData, want[i].MetaData
+		if decimals[i] {
+			g.Statistics, w.Statistics = format.Statistics{}, format.Statistics{}
+		}
 		gotDict, wantDict := slices.Contains(g.Encoding, format.RLEDictionary), slices.Contains(w.Encoding, format.RLEDictionary)
 		sameEncodings := reflect.DeepEqual(g.Encoding, w.Encoding) || gotDict && !wantDict && g.Type == format.ByteArray
 		// parquet-go counts no unencoded bytes in dictionary pages.
@@ -649,11 +665,16 @@ func withoutNullPageBounds(ci format.ColumnIndex) format.ColumnIndex {
 
 // sameColumnIndex tells whether the column index got of the columnar
 // writer is want, parquet-go's, but where they may differ: parquet-go's
-// writer puts zeros in the bounds of null pages, and a greatest value
+// writer puts zeros in the bounds of null pages and calls pages of nulls
+// alone ascending, and a greatest value
 // beginning with 16 0xff bytes, which no cut bound exceeds, is the page's
 // in one file and the chunk's in the other.
 func sameColumnIndex(got, want format.ColumnIndex) bool {
 	got, want = withoutNullPageBounds(got), withoutNullPageBounds(want)
+	if !slices.Contains(want.NullPages, false) {
+		// Pages of nulls alone have no order; either name is right.
+		got.BoundaryOrder = want.BoundaryOrder
+	}
 	allOnes := bytes.Repeat([]byte{0xff}, columnIndexSizeLimit)
 	for i := range min(len(got.MaxValues), len(want.MaxValues)) {
 		if bytes.HasPrefix(want.MaxValues[i], allOnes) && bytes.HasPrefix(got.MaxValues[i], allOnes) {
@@ -679,6 +700,7 @@ func compareRowGroups(t *testing.T, got, want string) {
 	}
 	gi, wi := gf.ColumnIndexes(), wf.ColumnIndexes()
 	gofs, wofs := gf.OffsetIndexes(), wf.OffsetIndexes()
+	decimals := decimalColumns(gf)
 	samePages, compared := 0, 0
 	for i := range wm.RowGroups {
 		for j := range wm.RowGroups[i].Columns {
@@ -700,7 +722,10 @@ func compareRowGroups(t *testing.T, got, want string) {
 			}
 			k := i*len(wm.RowGroups[i].Columns) + j
 			pagesAlike := slices.EqualFunc(gofs[k].PageLocations, wofs[k].PageLocations, func(a, b format.PageLocation) bool { return a.FirstRowIndex == b.FirstRowIndex })
-			if pagesAlike || (w.Type != format.Float && w.Type != format.Double) {
+			// The bounds of decimals differ: parquet-go's are widened to
+			// every value (widenDecimalBounds).
+			pagesAlike = pagesAlike && !decimals[j]
+			if !decimals[j] && (pagesAlike || (w.Type != format.Float && w.Type != format.Double)) {
 				compared++
 				if !reflect.DeepEqual(g.Statistics, w.Statistics) {
 					t.Errorf("%s: statistics %+v, want %+v", at, g.Statistics, w.Statistics)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -52,6 +53,7 @@ func mendPageIndexes(meta *format.FileMetaData, tail []byte, start int64) ([]byt
 	if len(chunks) == 0 {
 		return tail, nil
 	}
+	decimals := decimalWidths(meta.Schema)
 	indexes := make([]format.ColumnIndex, len(chunks))
 	mended := false
 	at := chunks[0].ColumnIndexOffset
@@ -64,7 +66,13 @@ func mendPageIndexes(meta *format.FileMetaData, tail []byte, start int64) ([]byt
 		if err := thrift.Unmarshal(new(thrift.CompactProtocol), raw, &indexes[i]); err != nil {
 			return nil, fmt.Errorf("column index %d: %w", i, err)
 		}
-		if mendBounds(&c.MetaData, &indexes[i]) {
+		if width, ok := decimals[i%len(meta.RowGroups[0].Columns)]; ok {
+			if c.MetaData.Type == format.FixedLenByteArray {
+				alignBounds(&indexes[i])
+			}
+			widenDecimalBounds(&c.MetaData, &indexes[i], width)
+			mended = true
+		} else if mendBounds(&c.MetaData, &indexes[i]) {
 			mended = true
 		}
 	}
@@ -98,6 +106,48 @@ func mendPageIndexes(meta *format.FileMetaData, tail []byte, start int64) ([]byt
 	fixed.Write(binary.LittleEndian.AppendUint32(nil, uint32(fixed.Len()-footerStart)))
 	fixed.WriteString(parquetMagic)
 	return fixed.Bytes(), nil
+}
+
+// decimalWidths returns, by leaf column, the byte width of the values of
+// the decimal columns stored as byte arrays in a file of the schema
+// elements: the fixed length, or the bytes that the precision needs.
+func decimalWidths(elements []format.SchemaElement) map[int]int {
+	widths := map[int]int{}
+	column := 0
+	for _, e := range elements[min(1, len(elements)):] {
+		if e.NumChildren.Valid && e.NumChildren.V > 0 {
+			continue
+		}
+		_, logicalDecimal := e.LogicalType.Value.(*format.DecimalType)
+		decimal := logicalDecimal || e.ConvertedType.Valid && e.ConvertedType.V == deprecated.Decimal
+		switch {
+		case !decimal || !e.Type.Valid:
+		case e.Type.V == format.FixedLenByteArray && e.TypeLength.Valid && e.TypeLength.V > 0:
+			widths[column] = int(e.TypeLength.V)
+		case e.Type.V == format.ByteArray && e.Precision.Valid:
+			widths[column] = decimalBytes(int(e.Precision.V))
+		}
+		column++
+	}
+	return widths
+}
+
+// widenDecimalBounds gives the pages of a decimal byte array chunk bounds
+// that hold every value of width bytes, and the chunk no least or greatest
+// value. parquet-go orders decimals byte by byte, which puts -0.01 above
+// 0.01, where the format orders them as signed integers: its bounds would
+// have readers skip pages and row groups that hold what they look for.
+func widenDecimalBounds(chunk *format.ColumnMetaData, ci *format.ColumnIndex, width int) {
+	lo := append([]byte{0x80}, make([]byte, width-1)...)
+	hi := append([]byte{0x7f}, bytes.Repeat([]byte{0xff}, width-1)...)
+	for i, null := range ci.NullPages {
+		if i < len(ci.MinValues) && i < len(ci.MaxValues) && !null {
+			ci.MinValues[i], ci.MaxValues[i] = lo, hi
+		}
+	}
+	ci.BoundaryOrder = format.Unordered
+	chunk.Statistics.MinValue, chunk.Statistics.MaxValue = nil, nil
+	chunk.Statistics.Min, chunk.Statistics.Max = nil, nil
 }
 
 // mendBounds mends what parquet-go's writer gets wrong in the column index
