@@ -226,7 +226,7 @@ func TestMetaNamedColumnsOfOtherTypes(t *testing.T) {
 // with nothing left behind.
 func TestBaseFileWriterRefusesPageSizes(t *testing.T) {
 	schema := mustParseSchema(t, `{"type":"record","name":"r","fields":[{"name":"x","type":"long"}]}`)
-	for _, size := range []int{-1, maxPageSize + 1, 3 << 30} {
+	for _, size := range []int{-1, MaxPageSize + 1, 3 << 30} {
 		fsys, _ := newTestFS(t)
 		_, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, BaseFileOptions{PageSize: size, NewRecordsOnly: true})
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("bad page size %d", size)) {

@@ -134,9 +134,9 @@ type BaseFileStats struct {
 	MaxRecordKey string
 }
 
-// maxPageSize bounds BaseFileOptions.PageSize: Parquet's page sizes are
+// MaxPageSize bounds BaseFileOptions.PageSize: Parquet's page sizes are
 // 32-bit, and a page may exceed the page size by a chunk of values.
-const maxPageSize = 1 << 30
+const MaxPageSize = 1 << 30
 
 // rowBatchSize is how many rows WriteRow buffers before writing them.
 const rowBatchSize = 64
@@ -227,8 +227,8 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 	}
 	pageSize := cmp.Or(opts.PageSize, DefaultPageSize)
 	blockSize := cmp.Or(opts.BlockSize, DefaultBlockSize)
-	if pageSize < 0 || blockSize < 0 || pageSize > maxPageSize {
-		return nil, fmt.Errorf("bad page size %d or block size %d (pages hold at most %d bytes)", pageSize, blockSize, maxPageSize)
+	if pageSize < 0 || blockSize < 0 || pageSize > MaxPageSize {
+		return nil, fmt.Errorf("bad page size %d or block size %d (pages hold at most %d bytes)", pageSize, blockSize, MaxPageSize)
 	}
 	var layout *columnarLayout
 	if opts.NewRecordsOnly {

@@ -119,6 +119,10 @@ func ParseSettings(props *storage.Properties) (Settings, error) {
 	var page, parallelism int64 = int64(s.PageSize), int64(s.Parallelism)
 	sizeOf(KeyPageSize, &page, false)
 	sizeOf(KeyParallelism, &parallelism, false)
+	if page > storage.MaxPageSize {
+		errs = append(errs, fmt.Sprintf("%s=%d is over the %d bytes a Parquet page may hold", KeyPageSize, page, storage.MaxPageSize))
+		page = int64(s.PageSize)
+	}
 	s.PageSize, s.Parallelism = int(page), int(parallelism)
 	if v, ok := props.Get(KeyCompressionCodec); ok {
 		switch c := strings.ToLower(strings.TrimSpace(v)); c {

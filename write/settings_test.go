@@ -42,6 +42,7 @@ func TestParseSettings(t *testing.T) {
 		{"bad sort mode", map[string]string{KeyBulkInsertSortMode: "RANDOM"}, nil, KeyBulkInsertSortMode + `="RANDOM"`},
 		{"bad size", map[string]string{KeyMaxFileSize: "big"}, nil, KeyMaxFileSize + `="big"`},
 		{"zero page size", map[string]string{KeyPageSize: "0"}, nil, KeyPageSize},
+		{"huge page size", map[string]string{KeyPageSize: "4294967296"}, nil, KeyPageSize + "=4294967296 is over"},
 		{"bad codec", map[string]string{KeyCompressionCodec: "lz4"}, nil, KeyCompressionCodec},
 		{"bad flag", map[string]string{KeyDropDuplicates: "maybe"}, nil, KeyDropDuplicates},
 		{"bad dictionary flag", map[string]string{KeyDictionaryEnabled: "sometimes"}, nil, KeyDictionaryEnabled + `="sometimes"`},
