@@ -174,15 +174,7 @@ func TestBaseFileWriteNewErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("WriteNew succeeded")
 			}
-			for _, want := range tc.want {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error %q does not say %q", err, want)
-				}
-			}
-			var re *NewRecordError
-			if got := errors.As(err, &re); got != (tc.index >= 0) || got && re.Index != tc.index {
-				t.Errorf("error %q: a NewRecordError %v (%+v), want one at index %d", err, got, re, tc.index)
-			}
+			checkNewRecordError(t, err, tc.want, tc.index)
 			// The error is final: the file cannot be completed and is gone.
 			if _, err := w.Close(); err == nil {
 				t.Error("Close succeeded after a failed WriteNew")
@@ -286,15 +278,7 @@ func TestColumnarWriteNewErrors(t *testing.T) {
 			if got.Error() != want.Error() {
 				t.Errorf("columnar writer's error:\n%v\nparquet-go's:\n%v", got, want)
 			}
-			for _, want := range tc.want {
-				if !strings.Contains(got.Error(), want) {
-					t.Errorf("error %q does not say %q", got, want)
-				}
-			}
-			var re *NewRecordError
-			if ok := errors.As(got, &re); ok != (tc.index >= 0) || ok && re.Index != tc.index {
-				t.Errorf("error %q: a NewRecordError %v (%+v), want one at index %d", got, ok, re, tc.index)
-			}
+			checkNewRecordError(t, got, tc.want, tc.index)
 		})
 	}
 }
@@ -406,5 +390,20 @@ func TestColumnarWriterCancelled(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// checkNewRecordError checks that err says every string of want, and is a
+// *NewRecordError about record index, or none when index is -1.
+func checkNewRecordError(t *testing.T, err error, want []string, index int) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not say %q", err, w)
+		}
+	}
+	var re *NewRecordError
+	if ok := errors.As(err, &re); ok != (index >= 0) || ok && re.Index != index {
+		t.Errorf("error %q: a NewRecordError %v (%+v), want one at index %d", err, ok, re, index)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -74,19 +73,8 @@ func TestQueryReadsDictionaryChunks(t *testing.T) {
 	}
 
 	columns := "id,color,growing"
-	byKey := func(out string) map[string]map[string]any {
-		got := map[string]map[string]any{}
-		for line := range strings.Lines(out) {
-			var row map[string]any
-			if err := json.Unmarshal([]byte(line), &row); err != nil {
-				t.Fatalf("%q: %v", line, err)
-			}
-			got[row["id"].(string)] = row
-		}
-		return got
-	}
-	want := byKey(hoodiectl(t, "", "read", dir, "--columns", columns, "--format", "jsonl").mustSucceed(t).stdout)
-	got := byKey(hoodiectl(t, "", "query", dir, "select "+columns+" from <TABLE_NAME>", "--format", "jsonl").mustSucceed(t).stdout)
+	want := rowsByID(t, hoodiectl(t, "", "read", dir, "--columns", columns, "--format", "jsonl").mustSucceed(t).stdout)
+	got := rowsByID(t, hoodiectl(t, "", "query", dir, "select "+columns+" from <TABLE_NAME>", "--format", "jsonl").mustSucceed(t).stdout)
 	if len(want) != rows {
 		t.Fatalf("read gave %d records, want %d", len(want), rows)
 	}

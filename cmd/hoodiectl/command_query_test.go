@@ -267,18 +267,7 @@ func TestQueryReadsHoodieStrings(t *testing.T) {
 				"--set", "hoodie.parquet.page.size=2048", "--set", "hoodie.parquet.string.encoding="+encoding).mustSucceed(t)
 			read := hoodiectl(t, "", "read", dir, "--columns", columns, "--format", "jsonl").mustSucceed(t).stdout
 			query := hoodiectl(t, "", "query", dir, "select "+columns+" from <TABLE_NAME>", "--format", "jsonl").mustSucceed(t).stdout
-			byKey := func(out string) map[string]map[string]any {
-				rows := map[string]map[string]any{}
-				for line := range strings.Lines(out) {
-					var row map[string]any
-					if err := json.Unmarshal([]byte(line), &row); err != nil {
-						t.Fatalf("%q: %v", line, err)
-					}
-					rows[row["id"].(string)] = row
-				}
-				return rows
-			}
-			got, want := byKey(query), byKey(read)
+			got, want := rowsByID(t, query), rowsByID(t, read)
 			if len(want) != 3000 {
 				t.Fatalf("read gave %d records, want 3000", len(want))
 			}
