@@ -737,8 +737,9 @@ func (c *columnarColumn) writeChunk() (columnarChunk, error) {
 // columnIndexSizeLimit bytes, as parquet-go and parquet-mr do: a least
 // value to its prefix, a greatest one to its prefix plus one (with carry).
 // A greatest value whose prefix is all 0xff bytes has no such bound and
-// stays whole (parquet-go's own truncation cuts it below the value). Both
-// cuts keep the order of the bounds, and so the index's boundary order.
+// stays whole (parquet-go's own truncation cuts it below the value). The
+// boundary order is then that of the bounds kept, as parquet-go finds it:
+// bounds cut alike may be in order where the values were not.
 func truncateBounds(ci *format.ColumnIndex) {
 	const limit = columnIndexSizeLimit
 	for i := range ci.MinValues {
@@ -755,6 +756,43 @@ func truncateBounds(ci *format.ColumnIndex) {
 			}
 		}
 	}
+	byMin, byMax := orderOfBytes(ci.MinValues), orderOfBytes(ci.MaxValues)
+	switch {
+	case byMin != byMax:
+		ci.BoundaryOrder = format.Unordered
+	case byMin > 0:
+		ci.BoundaryOrder = format.Ascending
+	case byMin < 0:
+		ci.BoundaryOrder = format.Descending
+	default:
+		ci.BoundaryOrder = format.Unordered
+	}
+}
+
+// orderOfBytes tells whether byte arrays are in ascending order (1),
+// descending order (-1) or neither (0), as parquet-go's indexers decide
+// it: fewer than two are in no order, all equal ones in ascending order.
+// The empty bounds of null pages count: they may only break an order.
+func orderOfBytes(values [][]byte) int {
+	if len(values) < 2 {
+		return 0
+	}
+	first := 0
+	for first+1 < len(values) && bytes.Equal(values[first+1], values[0]) {
+		first++
+	}
+	values = values[first:]
+	if len(values) < 2 {
+		return 1
+	}
+	step := bytes.Compare(values[0], values[1])
+	for i := 2; i < len(values); i++ {
+		if c := bytes.Compare(values[i-1], values[i]); c != 0 && c != step {
+			return 0
+		}
+	}
+	// A step up is ascending order.
+	return -step
 }
 
 // pageSizes are the sizes of a page written, its header included.

@@ -237,3 +237,34 @@ func TestBaseFileWriterRefusesPageSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderOfBytes checks the boundary order of byte array bounds as
+// parquet-go's indexers decide it.
+func TestOrderOfBytes(t *testing.T) {
+	b := func(values ...string) [][]byte {
+		var out [][]byte
+		for _, v := range values {
+			out = append(out, []byte(v))
+		}
+		return out
+	}
+	cases := []struct {
+		values [][]byte
+		want   int
+	}{
+		{nil, 0},
+		{b("a"), 0},
+		{b("a", "a", "a"), 1},
+		{b("a", "b", "b", "c"), 1},
+		{b("c", "b", "b", "a"), -1},
+		{b("b", "b", "a"), -1},
+		{b("a", "c", "b"), 0},
+		{b("", "a", "b"), 1},
+		{b("a", "", "b"), 0},
+	}
+	for _, tc := range cases {
+		if got := orderOfBytes(tc.values); got != tc.want {
+			t.Errorf("orderOfBytes(%q) = %d, want %d", tc.values, got, tc.want)
+		}
+	}
+}
