@@ -37,14 +37,7 @@ func TestBaseFileWriterFaults(t *testing.T) {
 		_, err = w.Close()
 		return err
 	}
-	counter := faultfs.New(storage.NewMemFS(), 0)
-	if err := write(counter); err != nil {
-		t.Fatal(err)
-	}
-	steps := counter.Steps()
-	if steps < 4 {
-		t.Fatalf("writing took %d steps, want several writes", steps)
-	}
+	_, steps := countSteps(t, write, 4)
 	for step := 1; step <= steps; step++ {
 		inner := storage.NewMemFS()
 		err := write(faultfs.New(inner, step))
@@ -114,14 +107,7 @@ func TestColumnarWriterFaults(t *testing.T) {
 		_, err = w.Close()
 		return err
 	}
-	counter := faultfs.New(storage.NewMemFS(), 0)
-	if err := write(counter); err != nil {
-		t.Fatal(err)
-	}
-	steps := counter.Steps()
-	if steps < 6 {
-		t.Fatalf("writing took %d steps, want several writes", steps)
-	}
+	counter, steps := countSteps(t, write, 6)
 	bf, err := storage.OpenBaseFile(t.Context(), counter, "p/f.parquet")
 	if err != nil {
 		t.Fatal(err)
@@ -169,4 +155,19 @@ func countRows(t *testing.T, bf *storage.BaseFile) int {
 		}
 		n++
 	}
+}
+
+// countSteps runs write without faults and returns its file system and the
+// number of file-system steps it took, which must be at least least.
+func countSteps(t *testing.T, write func(storage.FS) error, least int) (*faultfs.FS, int) {
+	t.Helper()
+	counter := faultfs.New(storage.NewMemFS(), 0)
+	if err := write(counter); err != nil {
+		t.Fatal(err)
+	}
+	steps := counter.Steps()
+	if steps < least {
+		t.Fatalf("writing took %d steps, want %d or more", steps, least)
+	}
+	return counter, steps
 }

@@ -133,15 +133,7 @@ func TestBaseFileWriteNewErrors(t *testing.T) {
 	many := manyTripsRows(t, 2*newRecordsChunk)
 	manyKeys, manyRows := newRecordsOf(many)
 	manyRows[newRecordsChunk+5] = badValue
-	cases := []struct {
-		name    string
-		keys    []string
-		rows    [][]any
-		nilMeta bool
-		noMeta  bool // a writer without meta fields: keys only name records
-		want    []string
-		index   int // the NewRecordError's index; -1 when there is none
-	}{
+	cases := []newRecordErrorCase{
 		{name: "a value of the wrong type", keys: keys, rows: [][]any{rows[0], badValue, rows[2]},
 			want: []string{`new record 1 (key "2")`, `field "rider"`, "int64"}, index: 1},
 		{name: "a bad value in the second chunk", keys: manyKeys, rows: manyRows,
@@ -204,15 +196,7 @@ func TestColumnarWriteNewErrors(t *testing.T) {
 	nullID := slices.Clone(manyRows)
 	nullID[2*newRecordsChunk+3] = with(manyRows[3], "id", nil)
 	manyRows[newRecordsChunk+5] = badValue
-	cases := []struct {
-		name    string
-		keys    []string
-		rows    [][]any
-		nilMeta bool
-		noMeta  bool
-		want    []string
-		index   int // the NewRecordError's index; -1 when there is none
-	}{
+	cases := []newRecordErrorCase{
 		{name: "a value of the wrong type", keys: keys, rows: [][]any{rows[0], badValue, rows[2]},
 			want: []string{`new record 1 (key "key-000001")`, `field "rider"`, "int64"}, index: 1},
 		{name: "a bad value in the second chunk", keys: manyKeys, rows: manyRows,
@@ -391,6 +375,18 @@ func TestColumnarWriterCancelled(t *testing.T) {
 			})
 		}
 	}
+}
+
+// newRecordErrorCase is records WriteNew must refuse, and the error it
+// must give.
+type newRecordErrorCase struct {
+	name    string
+	keys    []string
+	rows    [][]any
+	nilMeta bool
+	noMeta  bool // a writer without meta fields: keys only name records
+	want    []string
+	index   int // the NewRecordError's index; -1 when there is none
 }
 
 // checkNewRecordError checks that err says every string of want, and is a
