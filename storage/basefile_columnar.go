@@ -23,9 +23,6 @@ const parquetMagic = "PAR1"
 // derived once per schema: the footer parts parquet-go's writer would
 // write for it, and the leaf columns.
 type columnarLayout struct {
-	// ok is set when the columnar writer can write the schema: every field
-	// is a single leaf column.
-	ok           bool
 	elements     []format.SchemaElement
 	createdBy    string
 	columnOrders []format.ColumnOrder
@@ -55,20 +52,20 @@ type columnarLeaf struct {
 }
 
 // columnarLayoutOf returns the layout of the compiled schema c, deriving
-// it on first use.
+// it on first use, or nil when the columnar writer cannot write the schema:
+// a field is not a single leaf column.
 func columnarLayoutOf(c *compiledSchema) (*columnarLayout, error) {
 	c.columnarOnce.Do(func() { c.columnar, c.columnarErr = newColumnarLayout(c) })
 	return c.columnar, c.columnarErr
 }
 
-// newColumnarLayout derives the columnar layout of c; it is not ok when a
-// field of the schema is not a single leaf column.
+// newColumnarLayout derives the columnar layout of c, nil when a field of
+// the schema is not a single leaf column.
 func newColumnarLayout(c *compiledSchema) (*columnarLayout, error) {
-	layout := &columnarLayout{ok: true}
+	layout := new(columnarLayout)
 	for _, n := range c.plan.fields {
 		if n.kind != leafValue {
-			layout.ok = false
-			return layout, nil
+			return nil, nil
 		}
 	}
 	for i, path := range c.parquet.Columns() {
@@ -86,8 +83,7 @@ func newColumnarLayout(c *compiledSchema) (*columnarLayout, error) {
 			unique:     len(path) == 1 && (path[0] == MetaRecordKey || path[0] == MetaCommitSeqNo),
 		}
 		if leaf.MaxRepetitionLevel != 0 || leaf.MaxDefinitionLevel > 1 || leaf.ColumnIndex != i || l.kind == parquet.Int96 {
-			layout.ok = false
-			return layout, nil
+			return nil, nil
 		}
 		layout.leaves = append(layout.leaves, l)
 	}
@@ -114,9 +110,10 @@ func isDecimal(t parquet.Type) bool {
 // pages of its own making: the values of new records go straight into
 // typed page buffers, without becoming parquet.Values, and each page is
 // encoded from them with parquet-go's encoders. It writes what parquet-go's
-// writer writes with the base files' options: data pages v1, the same
+// writer writes with the base files' options (data pages v1, the same
 // encodings and codec, chunk statistics and size statistics, column and
-// offset indexes, and the same footer.
+// offset indexes, and the same footer), but also dictionary-encodes string
+// columns where a dictionary pays, and orders decimals as signed integers.
 type columnarFile struct {
 	layout   *columnarLayout
 	out      *countingWriter
@@ -132,6 +129,7 @@ type columnarFile struct {
 	offsetIndexes [][]format.OffsetIndex
 	page          *pageScratch // shared by the columns' page encoding
 	flat          []any        // the values of writeNew's rows, row by row
+	seqNo         []byte       // a sequence number being made
 }
 
 // columnarOptions are the settings of a columnarFile.
@@ -313,18 +311,13 @@ func (f *columnarFile) close() error {
 }
 
 // writeNew appends new records to the columns, as WriteNew describes them:
-// keys and the meta fields of meta first when the file has meta fields,
-// then the values of rows. It returns the index of the record at fault
-// with its error.
+// keys (all non-empty) and the meta fields of meta first when meta is not
+// nil, then the values of rows. It returns the index of the record at
+// fault with its error.
 func (f *columnarFile) writeNew(plan *rowPlan, meta *NewRecordMeta, firstSeqNo int64, keys []string, rows [][]any) (int, error) {
 	fields := plan.fields
 	columns := f.columns
-	if keys != nil && meta != nil {
-		for r, key := range keys {
-			if key == "" {
-				return r, fmt.Errorf("field %s must be a non-empty string", MetaRecordKey)
-			}
-		}
+	if meta != nil {
 		f.appendMeta(meta, firstSeqNo, keys)
 		fields, columns = fields[NumMetaFields:], columns[NumMetaFields:]
 	}
@@ -354,17 +347,11 @@ func (f *columnarFile) appendMeta(meta *NewRecordMeta, firstSeqNo int64, keys []
 	f.columns[MetaCommitTimePos].appendRepeated(meta.CommitTime, len(keys))
 	f.columns[MetaPartitionPathPos].appendRepeated(meta.PartitionPath, len(keys))
 	f.columns[MetaFileNamePos].appendRepeated(meta.FileName, len(keys))
-	seqNos, recordKeys := &f.columns[MetaSeqNoPos].page, &f.columns[MetaRecordKeyPos].page
+	seqNos, recordKeys := f.columns[MetaSeqNoPos], f.columns[MetaRecordKeyPos]
 	for i, key := range keys {
-		seqNos.bytes = append(seqNos.bytes, meta.SeqNoPrefix...)
-		seqNos.bytes = strconv.AppendInt(seqNos.bytes, firstSeqNo+int64(i), 10)
-		seqNos.offsets = append(seqNos.offsets, uint32(len(seqNos.bytes)))
-		recordKeys.bytes = append(recordKeys.bytes, key...)
-		recordKeys.offsets = append(recordKeys.offsets, uint32(len(recordKeys.bytes)))
-		for _, c := range f.columns[MetaSeqNoPos : MetaRecordKeyPos+1] {
-			c.page.addPresent(c.leaf.optional, 1)
-			c.checkBytes()
-		}
+		f.seqNo = strconv.AppendInt(append(f.seqNo[:0], meta.SeqNoPrefix...), firstSeqNo+int64(i), 10)
+		seqNos.appendPresent(f.seqNo)
+		recordKeys.appendPresent(stringBytes(key))
 	}
 }
 

@@ -201,8 +201,16 @@ func (c *columnarColumn) pageEncoding() encoding.Encoding {
 	return c.plain
 }
 
-// appendString appends a non-null string or byte array; the caller then
-// counts it (addPresent) and calls checkBytes.
+// appendPresent appends a non-null string or byte array, and ends the page
+// if it is full.
+func (c *columnarColumn) appendPresent(b []byte) {
+	c.appendString(b)
+	c.page.addPresent(c.leaf.optional, 1)
+	c.checkBytes()
+}
+
+// appendString appends the bytes of a non-null string or byte array, to be
+// counted: see appendPresent.
 func (c *columnarColumn) appendString(b []byte) {
 	p := &c.page
 	if c.dictOn {
@@ -273,9 +281,7 @@ func (c *columnarColumn) appendField(n *valueNode, flat []any, i, stride int) (i
 		switch codec {
 		case codecString:
 			if s, ok := v.(string); ok {
-				c.appendString(stringBytes(s))
-				p.addPresent(optional, 1)
-				c.checkBytes()
+				c.appendPresent(stringBytes(s))
 				continue
 			}
 		case codecInt64:
@@ -302,7 +308,7 @@ func (c *columnarColumn) appendField(n *valueNode, flat []any, i, stride int) (i
 func (c *columnarColumn) appendValue(n *valueNode, v any) error {
 	if v == nil {
 		if !c.leaf.optional {
-			return n.fieldError("null value for a non-null field")
+			return n.nullError()
 		}
 		c.page.addNull()
 		return nil
@@ -336,28 +342,29 @@ func (c *columnarColumn) appendParquet(v parquet.Value) {
 	case parquet.Double:
 		p.doubles = append(p.doubles, v.Double())
 	case parquet.ByteArray, parquet.FixedLenByteArray:
-		c.appendString(v.ByteArray())
+		c.appendPresent(v.ByteArray())
+		return
 	}
 	p.addPresent(c.leaf.optional, 1)
-	c.checkBytes()
 }
 
-// appendRepeated appends n copies of s to a column of strings.
+// appendRepeated appends n copies of s to a column of strings: with a
+// dictionary, one lookup and n indexes.
 func (c *columnarColumn) appendRepeated(s string, n int) {
-	p := &c.page
-	if c.dictOn {
-		i := c.dict.lookup(stringBytes(s))
+	if !c.dictOn {
 		for range n {
-			p.indexes = append(p.indexes, i)
+			c.appendPresent(stringBytes(s))
 		}
-		p.dictBytes += n * len(s)
-	} else {
-		for range n {
-			p.bytes = append(p.bytes, s...)
-			p.offsets = append(p.offsets, uint32(len(p.bytes)))
-		}
+		return
 	}
+	p := &c.page
+	i := c.dict.lookup(stringBytes(s))
+	for range n {
+		p.indexes = append(p.indexes, i)
+	}
+	p.dictBytes += n * len(s)
 	p.addPresent(c.leaf.optional, n)
+	c.checkBytes()
 }
 
 // endPage encodes the page, if it holds any rows, and adds it to the chunk.

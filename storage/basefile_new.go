@@ -78,23 +78,33 @@ func (w *BaseFileWriter) WriteNew(meta *NewRecordMeta, firstSeqNo int64, keys []
 	case (w.keyed || keys != nil) && len(keys) != len(rows):
 		return w.fail(fmt.Errorf("write new records: %d keys for %d rows", len(keys), len(rows)))
 	}
-	if w.columnar != nil {
-		return w.writeNewColumnar(meta, firstSeqNo, keys, rows)
-	}
 	// Rows of WriteRow go first: every column must hold whole rows.
 	if err := w.writeBatch(); err != nil {
 		return err
 	}
-	if w.newCols == nil {
-		w.newCols = &newColumns{values: make([][]parquet.Value, len(w.pw.ColumnWriters()))}
-	}
 	for start := 0; start < len(rows); start += newRecordsChunk {
+		if err := w.ctx.Err(); err != nil {
+			return w.fail(err)
+		}
 		end := min(start+newRecordsChunk, len(rows))
 		var chunkKeys []string
 		if keys != nil {
 			chunkKeys = keys[start:end]
 		}
-		if err := w.newChunk(meta, firstSeqNo, start, chunkKeys, rows[start:end]); err != nil {
+		if w.keyed {
+			for r, key := range chunkKeys {
+				if key == "" {
+					return w.fail(newRecordError(start, chunkKeys, r, fmt.Errorf("field %s must be a non-empty string", MetaRecordKey)))
+				}
+			}
+		}
+		var err error
+		if w.columnar != nil {
+			err = w.newColumnarChunk(meta, firstSeqNo, start, chunkKeys, rows[start:end])
+		} else {
+			err = w.newChunk(meta, firstSeqNo, start, chunkKeys, rows[start:end])
+		}
+		if err != nil {
 			return w.fail(err)
 		}
 		if err := w.checkRowGroup(); err != nil {
@@ -104,11 +114,12 @@ func (w *BaseFileWriter) WriteNew(meta *NewRecordMeta, firstSeqNo int64, keys []
 	return nil
 }
 
-// newChunk writes the records of WriteNew from index first on, keys and
-// rows.
+// newChunk writes the records of WriteNew from index first on, keys (all
+// non-empty in a file with meta fields) and rows, through parquet-go's
+// column writers.
 func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, first int, keys []string, rows [][]any) error {
-	if err := w.ctx.Err(); err != nil {
-		return err
+	if w.newCols == nil {
+		w.newCols = &newColumns{values: make([][]parquet.Value, len(w.pw.ColumnWriters()))}
 	}
 	c := w.newCols
 	for i := range c.values {
@@ -116,11 +127,6 @@ func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, first i
 	}
 	fields := w.plan.fields
 	if w.keyed {
-		for r, key := range keys {
-			if key == "" {
-				return newRecordError(first, keys, r, fmt.Errorf("field %s must be a non-empty string", MetaRecordKey))
-			}
-		}
 		c.addMeta(w.plan, meta, firstSeqNo+int64(first), keys)
 		fields = fields[NumMetaFields:]
 	}
@@ -149,32 +155,16 @@ func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, first i
 	return nil
 }
 
-// writeNewColumnar is WriteNew for a writer of its own columns.
-func (w *BaseFileWriter) writeNewColumnar(meta *NewRecordMeta, firstSeqNo int64, keys []string, rows [][]any) error {
+// newColumnarChunk is newChunk for a writer of its own columns.
+func (w *BaseFileWriter) newColumnarChunk(meta *NewRecordMeta, firstSeqNo int64, first int, keys []string, rows [][]any) error {
 	if !w.keyed {
 		meta = nil
 	}
-	for start := 0; start < len(rows); start += newRecordsChunk {
-		if err := w.ctx.Err(); err != nil {
-			return w.fail(err)
-		}
-		end := min(start+newRecordsChunk, len(rows))
-		var chunkKeys []string
-		if keys != nil {
-			chunkKeys = keys[start:end]
-		}
-		if r, err := w.columnar.writeNew(w.plan, meta, firstSeqNo+int64(start), chunkKeys, rows[start:end]); err != nil {
-			return w.fail(newRecordError(start, chunkKeys, r, err))
-		}
-		w.addNewKeys(chunkKeys, end-start)
-		if err := w.columnar.endPages(); err != nil {
-			return w.fail(err)
-		}
-		if err := w.checkRowGroup(); err != nil {
-			return err
-		}
+	if r, err := w.columnar.writeNew(w.plan, meta, firstSeqNo+int64(first), keys, rows); err != nil {
+		return newRecordError(first, keys, r, err)
 	}
-	return nil
+	w.addNewKeys(keys, len(rows))
+	return w.columnar.endPages()
 }
 
 // addNewKeys counts n new records written, and records their keys when the
@@ -293,7 +283,7 @@ func (c *newColumns) add(n *valueNode, v any) error {
 	}
 	if v == nil {
 		if !n.optional {
-			return n.fieldError("null value for a non-null field")
+			return n.nullError()
 		}
 		c.values[n.first] = append(c.values[n.first], parquet.Value{}.Level(0, n.def-1, n.first))
 		return nil

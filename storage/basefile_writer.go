@@ -172,7 +172,7 @@ type BaseFileWriter struct {
 	columnar *columnarFile
 
 	blockSize    int64
-	rowGroupBase int64 // pw.Size() when the current row group began
+	rowGroupBase int64 // Size() when the current row group began
 
 	numRows        int64
 	minKey, maxKey []byte        // valid once numRows > 0
@@ -257,7 +257,7 @@ func newBaseFileWriter(ctx context.Context, fsys FS, path string, schema *Schema
 		w.seeded = opts.SeedBloom != nil
 	}
 	w.count.w = w.out
-	if layout != nil && layout.ok {
+	if layout != nil {
 		w.columnar = newColumnarFile(layout, &w.count, columnarOptions{
 			codec: codec, stringEncoding: stringEncoding, pageSize: pageSize, dictionary: !opts.NoDictionary,
 			metadata: []format.KeyValue{

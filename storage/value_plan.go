@@ -320,6 +320,11 @@ func (n *valueNode) fieldError(format string, args ...any) error {
 	return fmt.Errorf("storage: field %q: %s", n.path, fmt.Sprintf(format, args...))
 }
 
+// nullError reports a null for a field that cannot hold one.
+func (n *valueNode) nullError() error {
+	return n.fieldError("null value for a non-null field")
+}
+
 // typeError reports a Go value of the wrong type for a leaf.
 func (n *valueNode) typeError(v any) error {
 	return n.fieldError("%T does not match Avro type %s", v, describeType(n.leaf.typ))

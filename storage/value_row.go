@@ -66,7 +66,7 @@ func (s *shredder) shred(n *valueNode, v any, rep, target int) error {
 			// three-level lists, which Hudi's writers do not.
 			return n.fieldError("null element: an array is written as Hudi's two-level Parquet list, whose elements cannot be null; leave the nulls out of the array")
 		case !n.optional:
-			return n.fieldError("null value for a non-null field")
+			return n.nullError()
 		}
 		s.appendNulls(n, rep, n.def-1, target)
 		return nil
