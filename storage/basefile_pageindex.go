@@ -66,13 +66,7 @@ func mendPageIndexes(meta *format.FileMetaData, tail []byte, start int64) ([]byt
 		if err := thrift.Unmarshal(new(thrift.CompactProtocol), raw, &indexes[i]); err != nil {
 			return nil, fmt.Errorf("column index %d: %w", i, err)
 		}
-		if width, ok := decimals[i%len(meta.RowGroups[0].Columns)]; ok {
-			if c.MetaData.Type == format.FixedLenByteArray {
-				alignBounds(&indexes[i])
-			}
-			widenDecimalBounds(&c.MetaData, &indexes[i], width)
-			mended = true
-		} else if mendBounds(&c.MetaData, &indexes[i]) {
+		if mendBounds(&c.MetaData, &indexes[i], decimals[i%len(meta.RowGroups[0].Columns)]) {
 			mended = true
 		}
 	}
@@ -154,13 +148,19 @@ func widenDecimalBounds(chunk *format.ColumnMetaData, ci *format.ColumnIndex, wi
 // ci of a chunk and in the chunk's statistics, and tells whether it had
 // to: the bounds it leaves out for the null pages of a fixed-length
 // column, the greatest byte arrays it cuts below their value, chunk
-// bounds that stay NaN when the first page held NaNs only.
-func mendBounds(chunk *format.ColumnMetaData, ci *format.ColumnIndex) bool {
+// bounds that stay NaN when the first page held NaNs only, and the bounds
+// of decimals stored in byte arrays of decimalWidth bytes (0 for other
+// columns), which it orders byte by byte.
+func mendBounds(chunk *format.ColumnMetaData, ci *format.ColumnIndex, decimalWidth int) bool {
 	mended := false
 	switch chunk.Type {
 	case format.FixedLenByteArray, format.ByteArray:
 		if chunk.Type == format.FixedLenByteArray {
 			mended = alignBounds(ci)
+		}
+		if decimalWidth > 0 {
+			widenDecimalBounds(chunk, ci, decimalWidth)
+			return true
 		}
 		// A cut greatest value beginning with 16 0xff bytes is those bytes
 		// alone, below the value; the chunk's greatest value is a bound.
