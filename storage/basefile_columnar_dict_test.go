@@ -153,7 +153,7 @@ func TestColumnarWriterEndsPagesAmidRecords(t *testing.T) {
 			t.Fatalf("row %d: blob of %d bytes differs", i, len(b))
 		}
 	}
-	_, offsets := pageIndexes(t, filepath.Join(dir, "f.parquet"))
+	offsets := openParquet(t, filepath.Join(dir, "f.parquet")).OffsetIndexes()
 	blob := offsets[NumMetaFields]
 	if len(blob.PageLocations) != rows {
 		t.Errorf("the blob column has %d pages, want one per value (%d)", len(blob.PageLocations), rows)
