@@ -18,7 +18,7 @@ func needsEscape(c byte) bool {
 		return true
 	}
 	switch c {
-	case '"', '#', '%', '\'', '*', '/', ':', '=', '?', '\\', '{', '}', '[', ']', '^':
+	case '"', '#', '%', '\'', '*', '/', ':', '=', '?', '\\', '{', '[', ']', '^':
 		return true
 	}
 	return false
@@ -27,7 +27,9 @@ func needsEscape(c byte) bool {
 // EscapePartitionValue turns one partition column's value into a folder name
 // that is always safe: characters Hudi escapes are written as %XX, so a value
 // can neither name a parent folder nor split into several. The names "." and
-// ".." are encoded whole. An empty value becomes DefaultPartitionValue.
+// ".." are encoded whole, and a leading dot of any other value is encoded
+// too: a hidden folder, ".hoodie" above all, is no place for data. An empty
+// value becomes DefaultPartitionValue.
 func EscapePartitionValue(v string) string {
 	switch v {
 	case "":
@@ -38,6 +40,10 @@ func EscapePartitionValue(v string) string {
 		return "%2E%2E"
 	}
 	var b strings.Builder
+	if v[0] == '.' {
+		b.WriteString("%2E")
+		v = v[1:]
+	}
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		if needsEscape(c) {
@@ -51,9 +57,10 @@ func EscapePartitionValue(v string) string {
 
 // RawPartitionValueAllowed reports whether a value can be used as a folder
 // name unencoded, as Hudi does when hoodie.datasource.write.partitionpath.urlencode
-// is false: it must be one non-empty folder name that leaves nothing.
+// is false: it must be one non-empty folder name that leaves nothing and is
+// not hidden (starts with no dot).
 func RawPartitionValueAllowed(v string) bool {
-	if v == "" || v == "." || v == ".." {
+	if v == "" || v[0] == '.' {
 		return false
 	}
 	for i := 0; i < len(v); i++ {

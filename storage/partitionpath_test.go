@@ -24,6 +24,12 @@ func TestPartitionPath(t *testing.T) {
 		{"urlencode colon", []string{"p"}, []string{"2024-01-01 10:00"}, false, true, "2024-01-01 10%3A00"},
 		{"raw colon allowed", []string{"p"}, []string{"10:00"}, false, false, "10:00"},
 		{"control char", []string{"p"}, []string{"a\nb"}, false, false, "a%0Ab"},
+		{"leading dot encoded raw", []string{"p"}, []string{".net"}, false, false, "%2Enet"},
+		{"leading dot encoded urlencoded", []string{"p"}, []string{".hoodie"}, false, true, "%2Ehoodie"},
+		{"leading dot of a second folder", []string{"a", "b"}, []string{"x", ".y"}, false, true, "x/%2Ey"},
+		{"inner dot kept", []string{"p"}, []string{"a.b"}, false, true, "a.b"},
+		{"hive-style folder of a dot value", []string{"p"}, []string{".x"}, true, false, "p=%2Ex"},
+		{"closing brace kept, as Hudi does", []string{"p"}, []string{"a{b}"}, false, true, "a%7Bb}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
