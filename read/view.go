@@ -97,8 +97,8 @@ func (v *View) FileGroup(partition, fileID string) (*FileGroup, bool) {
 // A base file belongs to the view when the instant in its name is a
 // completed commit or replacecommit at or before asOf whose metadata lists
 // the file (so leftovers of failed task attempts are ignored), or when the
-// instant is older than every instant of the active timeline (its commit
-// was archived) and not pending.
+// instant is older than the first completed write of the active timeline
+// (its commit was archived) and not pending.
 func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf string) (*View, error) {
 	writes := tl.CompletedCommits()
 	if asOf != "" {
@@ -136,12 +136,17 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 		}
 		committed[in.Time] = paths
 	}
+	// The timeline starts at its first completed write, as Hudi's view
+	// decides (isBeforeTimelineStarts): cleans and rollbacks are archived
+	// apart from the commits, so an old one may stay active long after the
+	// commits around it were archived.
 	firstActive := ""
-	if first, ok := tl.First(); ok {
+	if first, ok := tl.CompletedCommits().First(); ok {
 		firstActive = first.Time
 	}
+	pending := tl.Pending()
 	archivedVisible := func(instant string) bool {
-		return firstActive != "" && instant < firstActive && (asOf == "" || instant <= asOf)
+		return firstActive != "" && instant < firstActive && (asOf == "" || instant <= asOf) && !pending.Contains(instant)
 	}
 
 	partitions, err := listPartitions(ctx, fsys)
@@ -194,9 +199,10 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 }
 
 // listPartitions finds the table's partitions: the folders holding a
-// partition metadata file, searched from the base path without descending
-// into a partition or any hidden folder. A table whose base path holds the
-// metadata file is non-partitioned: its one partition is "".
+// partition metadata file (in any of Hudi's formats), searched from the base
+// path without descending into a partition or the metadata folder, as Hudi
+// lists them: a partition value may start with a dot. A table whose base
+// path holds the metadata file is non-partitioned: its one partition is "".
 func listPartitions(ctx context.Context, fsys storage.FS) ([]string, error) {
 	var out []string
 	var walk func(dir string) error
@@ -209,7 +215,7 @@ func listPartitions(ctx context.Context, fsys storage.FS) ([]string, error) {
 			return fmt.Errorf("list %q: %w", dir, err)
 		}
 		for _, e := range entries {
-			if !e.IsDir && e.Name == storage.PartitionMetadataFile {
+			if !e.IsDir && storage.IsPartitionMetadataFile(e.Name) {
 				if dir == "." {
 					out = append(out, "")
 				} else {
@@ -219,7 +225,7 @@ func listPartitions(ctx context.Context, fsys storage.FS) ([]string, error) {
 			}
 		}
 		for _, e := range entries {
-			if !e.IsDir || strings.HasPrefix(e.Name, ".") {
+			if !e.IsDir || dir == "." && e.Name == storage.MetaFolder {
 				continue
 			}
 			child := e.Name

@@ -110,3 +110,67 @@ func TestViewIgnoresUncommittedFiles(t *testing.T) {
 		t.Errorf("partitions %q", v.Partitions())
 	}
 }
+
+// archiveCommit moves a completed commit's instant files to the archived
+// folder, as Hudi's archiver takes them off the active timeline.
+func archiveCommit(t *testing.T, dir, instant string) {
+	t.Helper()
+	meta := filepath.Join(dir, ".hoodie")
+	if err := os.MkdirAll(filepath.Join(meta, "archived"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{".commit.requested", ".inflight", ".commit"} {
+		if err := os.Rename(filepath.Join(meta, instant+suffix), filepath.Join(meta, "archived", instant+suffix)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Hudi archives cleans and rollbacks apart from commits: a rollback older
+// than an archived commit may stay on the active timeline, and the files of
+// that commit stay in the view.
+func TestViewKeepsArchivedCommitsBehindAnOlderRollback(t *testing.T) {
+	dir := fixtures.Unzip(t, "v6_simplekeygen_nonhivestyle")
+	for _, suffix := range []string{".rollback.requested", ".rollback.inflight", ".rollback"} {
+		if err := os.WriteFile(filepath.Join(dir, ".hoodie", "20240418172801000"+suffix), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	archiveCommit(t, dir, "20240418172802262")
+	want := []string{
+		"10/97de74b1-2a8e-4bb7-874c-0a74e1f42a77-0_0-119-166_20240418172804498.parquet",
+		"20/76e0556b-390d-4249-b7ad-9059e2bc2cbd-0_0-98-141_20240418172802262.parquet",
+		"30/6db57019-98ee-480e-8eb1-fb3de48e1c24-0_1-119-167_20240418172804498.parquet",
+	}
+	if got := slicePaths(loadFixtureView(t, dir, "")); !reflect.DeepEqual(got, want) {
+		t.Errorf("latest slices\n got %q\nwant %q", got, want)
+	}
+	// A write still pending at an instant before the first completed
+	// commit left files no reader may see.
+	pending := "20240418172700000"
+	os.WriteFile(filepath.Join(dir, ".hoodie", pending+".commit.requested"), nil, 0o644)
+	name := "0e5fe6a1-0f53-4a8c-8d4e-1a3c1f1e2d3c-0_0-1-1_" + pending + ".parquet"
+	if err := os.WriteFile(filepath.Join(dir, "20", name), []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := slicePaths(loadFixtureView(t, dir, "")); !reflect.DeepEqual(got, want) {
+		t.Errorf("with a pending write before the first commit\n got %q\nwant %q", got, want)
+	}
+}
+
+// Hudi writes partition metadata files as Parquet with
+// hoodie.partition.metafile.use.base.format=true: the partitions are found
+// by any of the file's names.
+func TestViewFindsBaseFormatPartitionMetadata(t *testing.T) {
+	dir := fixtures.Unzip(t, "v6_simplekeygen_nonhivestyle")
+	for _, part := range []string{"10", "20", "30"} {
+		from := filepath.Join(dir, part, ".hoodie_partition_metadata")
+		if err := os.Rename(from, from+".parquet"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := loadFixtureView(t, dir, "")
+	if got := v.Partitions(); !reflect.DeepEqual(got, []string{"10", "20", "30"}) {
+		t.Errorf("partitions %q, want 10, 20 and 30", got)
+	}
+}

@@ -15,6 +15,41 @@ import (
 // folder (and at the base path of a non-partitioned table).
 const PartitionMetadataFile = ".hoodie_partition_metadata"
 
+// partitionMetadataFiles are the names a partition metadata file may have:
+// Hudi writes it in the properties format, or, with
+// hoodie.partition.metafile.use.base.format, as a Parquet or ORC file.
+var partitionMetadataFiles = []string{PartitionMetadataFile, PartitionMetadataFile + ".parquet", PartitionMetadataFile + ".orc"}
+
+// IsPartitionMetadataFile reports whether a file name is one a partition
+// metadata file has, in any of Hudi's formats.
+func IsPartitionMetadataFile(name string) bool {
+	for _, n := range partitionMetadataFiles {
+		if name == n {
+			return true
+		}
+	}
+	return false
+}
+
+// FindPartitionMetadata returns the path of a partition's metadata file, in
+// whichever of Hudi's formats it has, and false when it has none.
+func FindPartitionMetadata(ctx context.Context, fsys FS, partitionPath string) (string, bool, error) {
+	for _, n := range partitionMetadataFiles {
+		name := n
+		if partitionPath != "" {
+			name = path.Join(partitionPath, n)
+		}
+		ok, err := Exists(ctx, fsys, name)
+		if err != nil {
+			return "", false, fmt.Errorf("check partition metadata %s: %w", name, err)
+		}
+		if ok {
+			return name, true, nil
+		}
+	}
+	return "", false, nil
+}
+
 // Keys of the partition metadata file.
 const (
 	keyPartitionCommitTime = "commitTime"
@@ -93,14 +128,10 @@ func ReadPartitionMetadata(ctx context.Context, fsys FS, partitionPath string) (
 // safe to race: the file is created only if absent, and the loser keeps the
 // winner's file.
 func EnsurePartitionMetadata(ctx context.Context, fsys FS, partitionPath, instant string, now time.Time) error {
+	if _, exists, err := FindPartitionMetadata(ctx, fsys, partitionPath); err != nil || exists {
+		return err
+	}
 	name := partitionMetadataPath(partitionPath)
-	exists, err := Exists(ctx, fsys, name)
-	if err != nil {
-		return fmt.Errorf("check partition metadata %s: %w", name, err)
-	}
-	if exists {
-		return nil
-	}
 	m := PartitionMetadata{CommitTime: instant, Depth: PartitionDepth(partitionPath)}
 	if err := fsys.CreateIfAbsent(ctx, name, m.Marshal(now)); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("write partition metadata %s: %w", name, err)

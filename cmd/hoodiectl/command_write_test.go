@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -221,4 +222,61 @@ func TestPreCommitValidators(t *testing.T) {
 	}
 	hoodiectl(t, `{"uuid":"c","ts":1,"fare":1,"region":"eu"}`, "upsert", dir, "--props", props,
 		"--set", "hoodie.precommit.validators=com.example.Custom").mustFail(t, exitError, "unknown validator")
+}
+
+// A partition value starting with a dot is written to an encoded folder,
+// never a hidden one (".hoodie" above all), and reads back.
+func TestDotPartitionValues(t *testing.T) {
+	for _, value := range []string{".net", ".hoodie"} {
+		t.Run(value, func(t *testing.T) {
+			dir := newTripsCLITable(t)
+			in := `{"uuid":"a","ts":1,"region":"` + value + `"}` + "\n" + `{"uuid":"b","ts":1,"region":"eu"}` + "\n"
+			hoodiectl(t, in, "insert", dir).mustSucceed(t)
+			if _, err := os.Stat(filepath.Join(dir, "%2E"+value[1:], ".hoodie_partition_metadata")); err != nil {
+				t.Errorf("no encoded partition folder: %v", err)
+			}
+			recs := readKeys(t, dir)
+			if len(recs) != 2 || recs["a"]["region"] != value {
+				t.Fatalf("read back %v", recs)
+			}
+			hoodiectl(t, `{"uuid":"a","ts":2,"region":"`+value+`"}`, "upsert", dir).mustSucceed(t)
+			if recs := readKeys(t, dir); len(recs) != 2 || recs["a"]["ts"] != 2.0 {
+				t.Fatalf("after an upsert: %v", recs)
+			}
+		})
+	}
+}
+
+// A partition folder starting with a dot, as Spark writes for such a value,
+// is read like any other: only .hoodie is not a partition.
+func TestReadsDotPartitionFolders(t *testing.T) {
+	dir := fixtures.Unzip(t, "v6_simplekeygen_nonhivestyle")
+	before := hoodiectl(t, "", "read", dir, "--columns", "_hoodie_record_key").mustSucceed(t).stdout
+	if err := os.Rename(filepath.Join(dir, "20"), filepath.Join(dir, ".20")); err != nil {
+		t.Fatal(err)
+	}
+	// The commits name the files by their paths: move them there too.
+	entries, err := os.ReadDir(filepath.Join(dir, ".hoodie"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".commit") || strings.HasSuffix(e.Name(), ".replacecommit") {
+			p := filepath.Join(dir, ".hoodie", e.Name())
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = []byte(strings.ReplaceAll(strings.ReplaceAll(string(data), `"20/`, `".20/`), `"partitionPath" : "20"`, `"partitionPath" : ".20"`))
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The files keep their stored partition path; the records are the same.
+	after := hoodiectl(t, "", "read", dir, "--columns", "_hoodie_record_key").mustSucceed(t).stdout
+	sorted := func(s string) []string { lines := strings.Split(s, "\n"); slices.Sort(lines); return lines }
+	if !slices.Equal(sorted(after), sorted(before)) {
+		t.Errorf("read with the partition in .20:\n%s\nwant:\n%s", after, before)
+	}
 }

@@ -30,7 +30,13 @@ func (e *exporter) copyTable(ctx context.Context, tl *timeline.Timeline, view *r
 		return err
 	}
 	for _, part := range view.Partitions() {
-		name := path.Join(part, storage.PartitionMetadataFile)
+		name, ok, err := storage.FindPartitionMetadata(ctx, e.src, part)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("partition %q has no %s file", part, storage.PartitionMetadataFile)
+		}
 		if err := e.copyMeta(ctx, name, name); err != nil {
 			return err
 		}
