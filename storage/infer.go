@@ -588,7 +588,9 @@ func (ty typer) infer(v any, name, parent string) (*Type, *valueError) {
 }
 
 // inferNumber returns the type of a JSON number: long when it is written as
-// a whole number that fits, double otherwise.
+// a whole number, double otherwise. A whole number out of the range of a
+// long is refused: as a double it would lose digits, and two keys could
+// become one.
 func inferNumber(s string) (*Type, *valueError) {
 	ok, whole := scanNumber(s)
 	if !ok {
@@ -597,16 +599,21 @@ func inferNumber(s string) (*Type, *valueError) {
 	if t := numberType(s, whole); t != nil {
 		return t, nil
 	}
+	if whole {
+		return nil, &valueError{msg: fmt.Sprintf("%s is a whole number out of the range of a long; write it as a string, or give the column a decimal type (hoodiectl init --schema)", s)}
+	}
 	return nil, &valueError{msg: fmt.Sprintf("%s is out of the range of a double", s)}
 }
 
-// numberType returns long or double for a number in JSON syntax, or nil if
-// it is out of the range of a double.
+// numberType returns long for a whole number in JSON syntax that fits one,
+// double for any other number, or nil for a whole number out of the range
+// of a long or a number out of the range of a double.
 func numberType(s string, whole bool) *Type {
 	if whole {
 		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return inferredLong
 		}
+		return nil
 	}
 	if _, err := strconv.ParseFloat(s, 64); err != nil {
 		return nil
@@ -615,8 +622,8 @@ func numberType(s string, whole bool) *Type {
 }
 
 // inferText returns the type of untyped text: long or double for a number in
-// JSON syntax (in range), boolean for "true" or "false" in any case, string
-// otherwise.
+// JSON syntax (in range: a longer whole number, an identifier perhaps, is a
+// string), boolean for "true" or "false" in any case, string otherwise.
 func inferText(s string) *Type {
 	if ok, whole := scanNumber(s); ok {
 		if t := numberType(s, whole); t != nil {

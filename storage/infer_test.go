@@ -392,9 +392,14 @@ func TestInferrer(t *testing.T) {
 		rows:    [][]any{{"a", int64(1), 1.5, true, nil}},
 	}, {
 		name:    "long and double join to double",
-		records: []string{`{"x": 1}`, `{"x": 2.5}`, `{"x": 12345678901234567890}`},
+		records: []string{`{"x": 1}`, `{"x": 2.5}`, `{"x": 12345678901234567890.0}`},
 		schema:  "record{x:double?}",
 		rows:    [][]any{{1.0}, {2.5}, {12345678901234567890.0}},
+	}, {
+		// As a double it would lose digits: two such keys could become one.
+		name:    "a whole number beyond a long is refused",
+		records: []string{`{"x": 1}`, `{"x": 12345678901234567890}`},
+		wantErr: `column "x": 12345678901234567890 is a whole number out of the range of a long`,
 	}, {
 		name:    "first-seen order, absent fields null",
 		records: []string{`{"b": 1, "a": "x"}`, `{"c": false, "a": "y"}`},
@@ -529,6 +534,13 @@ func TestInferrer(t *testing.T) {
 		records: []string{`{"a": "1.50"}`, `{"a": "x"}`, `{"a": "true"}`},
 		schema:  `record{a:string?}`,
 		rows:    [][]any{{"1.50"}, {"x"}, {"true"}},
+	}, {
+		// Digits beyond a long, an identifier perhaps, keep every digit.
+		name:    "text of a whole number beyond a long is a string",
+		text:    true,
+		records: []string{`{"a": "1"}`, `{"a": "12345678901234567890"}`},
+		schema:  `record{a:string?}`,
+		rows:    [][]any{{"1"}, {"12345678901234567890"}},
 	}, {
 		name:    "text in table columns",
 		table:   table,
