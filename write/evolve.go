@@ -2,6 +2,7 @@ package write
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hoodie-dev/hoodie/storage"
 )
@@ -14,8 +15,13 @@ import (
 // column made nullable. Any other difference is refused with an error naming
 // the column.
 //
+// keyColumns are the columns whose values make record keys and partition
+// paths: widening them would change their text (5 becomes "5.0"), and the
+// keys of stored records would no longer match those of incoming ones, so
+// of the widenings only int -> long is allowed for them.
+//
 // changed reports whether the result differs from table.
-func EvolveSchema(table, in *storage.Schema) (evolved *storage.Schema, changed bool, err error) {
+func EvolveSchema(table, in *storage.Schema, keyColumns []string) (evolved *storage.Schema, changed bool, err error) {
 	if table == nil {
 		fields := make([]storage.Field, len(in.Fields))
 		for i, f := range in.Fields {
@@ -41,6 +47,10 @@ func EvolveSchema(table, in *storage.Schema) (evolved *storage.Schema, changed b
 		wider, err := widen(fields[i].Type, f.Type)
 		if err != nil {
 			return nil, false, fmt.Errorf("column %q: %w", f.Name, err)
+		}
+		if wider != fields[i].Type && slices.Contains(keyColumns, f.Name) && !(numericRank(fields[i].Type) == 1 && numericRank(wider) == 2) {
+			return nil, false, fmt.Errorf("column %q: the input's type %s would widen the table's type %s, but the column makes record keys or partition paths, whose text must not change (only int -> long is allowed)",
+				f.Name, typeName(f.Type), typeName(fields[i].Type))
 		}
 		if wider != fields[i].Type {
 			fields[i].Type = wider

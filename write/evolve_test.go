@@ -13,6 +13,7 @@ func TestEvolveSchema(t *testing.T) {
 		{Name: "id", Type: storage.Primitive(storage.KindString)},
 		{Name: "n", Type: nullable(storage.KindInt)},
 		{Name: "s", Type: nullable(storage.KindString)},
+		{Name: "k", Type: nullable(storage.KindInt)},
 	}}
 	tests := []struct {
 		name    string
@@ -27,10 +28,13 @@ func TestEvolveSchema(t *testing.T) {
 		{"new column", []storage.Field{{Name: "extra", Type: storage.Primitive(storage.KindBoolean)}}, map[string]storage.Kind{"extra": storage.KindBoolean}, true, ""},
 		{"string to int refused", []storage.Field{{Name: "s", Type: nullable(storage.KindInt)}}, nil, false, `column "s"`},
 		{"meta column refused", []storage.Field{{Name: storage.MetaRecordKey, Type: nullable(storage.KindString)}}, nil, false, "meta column"},
+		{"key column widened to long", []storage.Field{{Name: "k", Type: nullable(storage.KindLong)}}, map[string]storage.Kind{"k": storage.KindLong}, true, ""},
+		{"key column widened to double refused", []storage.Field{{Name: "k", Type: nullable(storage.KindDouble)}}, nil, false, `column "k"`},
+		{"key column widened to float refused", []storage.Field{{Name: "k", Type: nullable(storage.KindFloat)}}, nil, false, "only int -> long"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, changed, err := EvolveSchema(table, &storage.Schema{Name: "in", Fields: tt.in})
+			got, changed, err := EvolveSchema(table, &storage.Schema{Name: "in", Fields: tt.in}, []string{"k"})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("got %v, want an error with %q", err, tt.wantErr)

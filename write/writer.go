@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -252,7 +253,7 @@ func (w *Writer) recover(ctx context.Context) error {
 func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (*storage.Schema, []*record, error) {
 	schema := tableSchema
 	if op == OpInsert || op == OpBulkInsert || op == OpUpsert {
-		evolved, _, err := EvolveSchema(tableSchema, in.Schema)
+		evolved, _, err := EvolveSchema(tableSchema, in.Schema, slices.Concat(w.cfg.RecordKeyFields, w.cfg.PartitionFields))
 		if err != nil {
 			return nil, nil, &RefusedError{fmt.Errorf("%s: %w", in.displayName(), err)}
 		}
