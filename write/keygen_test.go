@@ -1,6 +1,7 @@
 package write
 
 import (
+	"math"
 	"math/big"
 	"strings"
 	"testing"
@@ -67,5 +68,46 @@ func TestRecordKeysAndPartitions(t *testing.T) {
 	}
 	if _, err := NewKeyGenerator(&storage.TableConfig{RecordKeyFields: []string{"missing"}}, schema); err == nil {
 		t.Error("a key column missing from the schema was accepted")
+	}
+}
+
+// Hudi's key generators render floats with Java's Double.toString and
+// Float.toString, and decimals with BigDecimal.toString: keys and partition
+// paths must be the text Spark writes for the same value.
+func TestKeyValuesRenderAsJava(t *testing.T) {
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{1234567.5, "1234567.5"},
+		{1e6, "1000000.0"},
+		{100.0, "100.0"},
+		{0.5, "0.5"},
+		{0.001, "0.001"},
+		{9999999.0, "9999999.0"},
+		{1e7, "1.0E7"},
+		{12345678.9, "1.23456789E7"},
+		{1e-4, "1.0E-4"},
+		{-2.5e-10, "-2.5E-10"},
+		{1.5e300, "1.5E300"},
+		{0.0, "0.0"},
+		{math.Copysign(0, -1), "-0.0"},
+		{math.NaN(), "NaN"},
+		{math.Inf(1), "Infinity"},
+		{math.Inf(-1), "-Infinity"},
+		{float32(1.1), "1.1"},
+		{float32(3e10), "3.0E10"},
+		{float32(0.25), "0.25"},
+		{storage.NewDecimal(big.NewInt(12345), 2), "123.45"},
+		{storage.NewDecimal(big.NewInt(1), 6), "0.000001"},
+		{storage.NewDecimal(big.NewInt(1), 7), "1E-7"},
+		{storage.NewDecimal(big.NewInt(-15), 8), "-1.5E-7"},
+		{storage.NewDecimal(big.NewInt(0), 10), "0E-10"},
+		{storage.NewDecimal(big.NewInt(0), 2), "0.00"},
+	}
+	for _, tt := range tests {
+		if got := valueString(tt.v); got != tt.want {
+			t.Errorf("valueString(%v) = %q, Hudi renders %q", tt.v, got, tt.want)
+		}
 	}
 }
