@@ -280,3 +280,33 @@ func TestReadsDotPartitionFolders(t *testing.T) {
 		t.Errorf("read with the partition in .20:\n%s\nwant:\n%s", after, before)
 	}
 }
+
+// Whole numbers beyond a long would lose digits as doubles, and two keys
+// become one: the write is refused, naming the line and the column.
+func TestWholeNumbersBeyondALongAreRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t")
+	hoodiectl(t, "", "init", dir, "--name", "t", "--record-key", "id").mustSucceed(t)
+	in := `{"id":12345678901234567890,"v":1}` + "\n" + `{"id":12345678901234567891,"v":2}` + "\n"
+	hoodiectl(t, in, "insert", dir).mustFail(t, exitError, "line 1", `"id"`, "out of the range of a long")
+	// Written as strings, they keep every digit.
+	in = `{"id":"12345678901234567890","v":1}` + "\n" + `{"id":"12345678901234567891","v":2}` + "\n"
+	hoodiectl(t, in, "insert", dir).mustSucceed(t)
+	if recs := readKeys(t, dir); len(recs) != 2 || recs["12345678901234567891"] == nil {
+		t.Fatalf("read back %v", recs)
+	}
+}
+
+// A key or partition column may not widen beyond int -> long: 5 would
+// become "5.0", and the stored record 5 would get a second live copy.
+func TestKeyColumnsDoNotWiden(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t")
+	hoodiectl(t, "", "init", dir, "--name", "t", "--record-key", "id", "--partition-by", "p").mustSucceed(t)
+	hoodiectl(t, `{"id":5,"p":1,"v":1}`, "insert", dir).mustSucceed(t)
+	hoodiectl(t, `{"id":5,"p":1,"v":2}`+"\n"+`{"id":2.5,"p":1,"v":3}`+"\n", "upsert", dir).mustFail(t, exitRefused, `column "id"`, "record keys or partition paths")
+	hoodiectl(t, `{"id":6,"p":1.5,"v":3}`, "upsert", dir).mustFail(t, exitRefused, `column "p"`)
+	hoodiectl(t, `{"id":5,"p":1,"v":2}`, "upsert", dir).mustSucceed(t)
+	recs := readKeys(t, dir)
+	if len(recs) != 1 || recs["5"]["v"] != 2.0 {
+		t.Fatalf("read back %v", recs)
+	}
+}
