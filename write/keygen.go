@@ -148,13 +148,8 @@ func valueString(v any) string {
 // before version 19 gives more digits than needed for a few values; Hudi
 // on such a JVM renders those differently.
 func javaFloat(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
+	if s, ok := valuefmt.NonFinite(f); ok {
+		return s
 	}
 	// The shortest digits, and the exponent of the first.
 	e := strconv.FormatFloat(f, 'e', -1, bits)

@@ -108,6 +108,20 @@ func FormatTimestamp(ts time.Time, unit storage.Logical) string {
 	return ts.Format("2006-01-02T15:04:05.000000Z")
 }
 
+// NonFinite returns the name of f when it is NaN or an infinity, as Java
+// and the contract write them: "NaN", "Infinity" or "-Infinity".
+func NonFinite(f float64) (string, bool) {
+	switch {
+	case math.IsNaN(f):
+		return "NaN", true
+	case math.IsInf(f, 1):
+		return "Infinity", true
+	case math.IsInf(f, -1):
+		return "-Infinity", true
+	}
+	return "", false
+}
+
 // FormatFloat returns f, a float of bits bits (32 or 64), as its shortest
 // decimal form, switching to an exponent below 1e-6 and from 1e21 on in
 // magnitude, as encoding/json does ("0.1", "2", "1e-7", "1e+21"); NaN and
@@ -117,13 +131,8 @@ func FormatTimestamp(ts time.Time, unit storage.Logical) string {
 // encoding/json: float32(1e-6), a little below 1e-6, is "1e-6" where
 // encoding/json writes 0.000001.
 func FormatFloat(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
+	if s, ok := NonFinite(f); ok {
+		return s
 	}
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
