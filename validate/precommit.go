@@ -163,7 +163,8 @@ func touchedFiles(local *storage.LocalFS, all []read.FileSlice, partitions []str
 }
 
 // queryRows runs query with <TABLE_NAME> standing for view and returns its
-// rows as text, null as "null".
+// rows as text, as Spark's values render with toString (Hudi compares the
+// single-result validator's expected text with that), null as "null".
 func queryRows(ctx context.Context, engine *sqlengine.Engine, query, view string) ([][]string, error) {
 	rows, err := engine.Query(ctx, sqlengine.ExpandTableName(query, view))
 	if err != nil {
@@ -175,7 +176,7 @@ func queryRows(ctx context.Context, engine *sqlengine.Engine, query, view string
 		values := rows.Values()
 		row := make([]string, len(values))
 		for i, v := range values {
-			row[i] = valuefmt.Cell(nil, v, nullText)
+			row[i] = valuefmt.JavaText(v)
 		}
 		out = append(out, row)
 	}

@@ -2,8 +2,6 @@ package write
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -121,7 +119,8 @@ func (g *KeyGenerator) PartitionPath(row []any) string {
 
 // valueString renders a single value the way Hudi renders key and partition
 // values: as the contract's text form (valuefmt.Text), except floats and
-// decimals, which Java renders (see javaFloat and javaDecimal), and
+// decimals, which Java renders (see valuefmt.JavaFloat and
+// valuefmt.JavaDecimal), and
 // timestamps, which key generators render as RFC 3339 with as many
 // fractional digits as needed.
 func valueString(v any) string {
@@ -129,77 +128,15 @@ func valueString(v any) string {
 	case nil:
 		return ""
 	case float32:
-		return javaFloat(float64(v), 32)
+		return valuefmt.JavaFloat(float64(v), 32)
 	case float64:
-		return javaFloat(v, 64)
+		return valuefmt.JavaFloat(v, 64)
 	case storage.Decimal:
-		return javaDecimal(v)
+		return valuefmt.JavaDecimal(v)
 	case time.Time:
 		return v.UTC().Format(time.RFC3339Nano)
 	}
 	return valuefmt.Text(nil, v)
-}
-
-// javaFloat renders a float of bits bits as Java's Double.toString (or
-// Float.toString) does, which Hudi's key generators use: the shortest
-// digits that read back as the value, in plain notation with at least one
-// fractional digit when 10^-3 <= |f| < 10^7 ("1234567.5", "1000000.0",
-// "0.001"), and otherwise as d.dddE±n ("1.0E7", "1.0E-4", "-2.5E-10"). Java
-// before version 19 gives more digits than needed for a few values; Hudi
-// on such a JVM renders those differently.
-func javaFloat(f float64, bits int) string {
-	if s, ok := valuefmt.NonFinite(f); ok {
-		return s
-	}
-	// The shortest digits, and the exponent of the first.
-	e := strconv.FormatFloat(f, 'e', -1, bits)
-	mantissa, expText, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expText)
-	sign := ""
-	if mantissa[0] == '-' {
-		sign, mantissa = "-", mantissa[1:]
-	}
-	digits := strings.Replace(mantissa, ".", "", 1)
-	if abs := math.Abs(f); abs == 0 || abs >= 1e-3 && abs < 1e7 {
-		var whole, frac string
-		switch {
-		case abs == 0:
-			whole, frac = "0", "0"
-		case exp < 0:
-			whole, frac = "0", strings.Repeat("0", -exp-1)+digits
-		case exp+1 >= len(digits):
-			whole, frac = digits+strings.Repeat("0", exp+1-len(digits)), "0"
-		default:
-			whole, frac = digits[:exp+1], digits[exp+1:]
-		}
-		return sign + whole + "." + frac
-	}
-	frac := digits[1:]
-	if frac == "" {
-		frac = "0"
-	}
-	return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
-}
-
-// javaDecimal renders a decimal as Java's BigDecimal.toString does, which
-// Hudi's key generators use: plain, unless the exponent of its first digit
-// is below -6, which gives d.dddE-n ("1E-7", "0E-10").
-func javaDecimal(d storage.Decimal) string {
-	unscaled := d.Unscaled()
-	digits := unscaled.String()
-	sign := ""
-	if digits[0] == '-' {
-		sign, digits = "-", digits[1:]
-	}
-	adjusted := len(digits) - 1 - d.Scale()
-	if adjusted >= -6 {
-		return d.String()
-	}
-	s := sign + digits[:1]
-	if len(digits) > 1 {
-		s += "." + digits[1:]
-	}
-	return s + "E" + strconv.Itoa(adjusted)
 }
 
 // partitionCache remembers the partition paths of the raw values it has

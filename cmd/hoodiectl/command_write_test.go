@@ -224,6 +224,21 @@ func TestPreCommitValidators(t *testing.T) {
 		"--set", "hoodie.precommit.validators=com.example.Custom").mustFail(t, exitError, "unknown validator")
 }
 
+// Hudi compares a single-result validator's expected text with the
+// result's Java toString: settings written for Hudi work unchanged.
+func TestSingleResultValidatorsExpectJavaText(t *testing.T) {
+	dir := newTripsCLITable(t)
+	hoodiectl(t, `{"uuid":"a","ts":1,"fare":2.0,"region":"eu"}`, "insert", dir).mustSucceed(t)
+	queries := "select max(fare) from <TABLE_NAME>#2.0;" +
+		"select count(*) from <TABLE_NAME>#2;" +
+		"select max(fare) > 1 from <TABLE_NAME>#true;" +
+		// Not Java's text, but a nested result is compared, not a crash.
+		`select list(uuid order by uuid) from <TABLE_NAME>#["a","b"]`
+	hoodiectl(t, `{"uuid":"b","ts":1,"fare":1.5,"region":"eu"}`, "upsert", dir,
+		"--set", "hoodie.precommit.validators=org.apache.hudi.client.validator.SqlQuerySingleResultPreCommitValidator",
+		"--set", "hoodie.precommit.validators.single.value.sql.queries="+queries).mustSucceed(t)
+}
+
 // A partition value starting with a dot is written to an encoded folder,
 // never a hidden one (".hoodie" above all), and reads back.
 func TestDotPartitionValues(t *testing.T) {

@@ -44,7 +44,7 @@ func AppendJSON(dst []byte, t *storage.Type, v any) []byte {
 	case nil:
 		return append(dst, "null"...)
 	case []any:
-		if t.Kind == storage.KindRecord {
+		if t != nil && t.Kind == storage.KindRecord {
 			return AppendRecord(dst, t.Fields, v)
 		}
 		dst = append(dst, '[')
@@ -104,14 +104,14 @@ func AppendRecord(dst []byte, fields []storage.Field, values []any) []byte {
 // itemsType and valuesType return the element types of an array and a map,
 // or a string type when t is not one (so that a value never lacks a type).
 func itemsType(t *storage.Type) *storage.Type {
-	if t.Items != nil {
+	if t != nil && t.Items != nil {
 		return t.Items
 	}
 	return storage.Primitive(storage.KindString)
 }
 
 func valuesType(t *storage.Type) *storage.Type {
-	if t.Values != nil {
+	if t != nil && t.Values != nil {
 		return t.Values
 	}
 	return storage.Primitive(storage.KindString)
