@@ -72,7 +72,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Table, error) {
 }
 
 // Create creates an empty table at path with cfg (see
-// storage.NewTableConfig). It fails if a table exists there.
+// storage.NewTableConfig). It fails if a table exists there. The table's
+// instant times are UTC unless cfg.TimelineTimezone says otherwise (see
+// storage.CreateTable).
 func Create(ctx context.Context, path string, cfg *storage.TableConfig, opts ...Option) (*Table, error) {
 	t, err := newTable(path, opts)
 	if err != nil {

@@ -42,6 +42,7 @@ const (
 	KeyPopulateMetaFields    = "hoodie.populate.meta.fields"
 	KeyBaseFileFormat        = "hoodie.table.base.file.format"
 	KeyPayloadClass          = "hoodie.compaction.payload.class"
+	KeyTimelineTimezone      = "hoodie.table.timeline.timezone"
 )
 
 // Values of hoodie.properties that Hoodie writes or understands.
@@ -65,6 +66,36 @@ const (
 	// record (merge mode commit-time).
 	CommitTimePayload = "org.apache.hudi.common.model.OverwriteWithLatestAvroPayload"
 )
+
+// TimelineTimezone is the zone a table's instant times are a wall clock in,
+// hoodie.table.timeline.timezone (Hudi's HoodieTimelineTimeZone). Writers
+// order commits by comparing instant times as digits, so every writer of a
+// table must make them in its zone.
+type TimelineTimezone string
+
+// Timeline zones, as Hudi spells them in hoodie.properties.
+const (
+	// TimelineLocal is Hudi's default, also meant when the property is
+	// absent: each writer uses its own local time zone (Spark the JVM's
+	// default zone, Hoodie time.Local, which TZ sets). Writers in different
+	// zones then disagree on the order of their commits.
+	TimelineLocal TimelineTimezone = "LOCAL"
+	// TimelineUTC makes every writer use UTC. Hoodie creates its tables
+	// with it.
+	TimelineUTC TimelineTimezone = "UTC"
+)
+
+// Location returns the zone of the instant times: time.UTC for TimelineUTC,
+// local for TimelineLocal (nil: time.Local, the process's zone).
+func (z TimelineTimezone) Location(local *time.Location) *time.Location {
+	if z == TimelineUTC {
+		return time.UTC
+	}
+	if local == nil {
+		return time.Local
+	}
+	return local
+}
 
 // MergeMode decides between an incoming record and the stored one.
 type MergeMode string
@@ -97,12 +128,17 @@ type TableConfig struct {
 	// CreateSchema is the Avro schema JSON the table was created with, or
 	// empty when the first write has not set it yet.
 	CreateSchema string
+	// TimelineTimezone is hoodie.table.timeline.timezone, or empty when the
+	// property is absent, which means TimelineLocal (see TimelineZone).
+	TimelineTimezone TimelineTimezone
 	// Extra holds keys Hoodie does not interpret.
 	Extra *Properties
 }
 
 // NewTableConfig returns the configuration of a new copy-on-write table,
-// choosing Hudi's key generator from the key and partition fields.
+// choosing Hudi's key generator from the key and partition fields. Its
+// instant times are in UTC (TimelineUTC), so that every writer, Spark on any
+// machine included, makes them in the same zone.
 func NewTableConfig(name string, recordKeys []string, precombine string, partitionFields []string, hiveStyle bool, mode MergeMode) (*TableConfig, error) {
 	cfg := &TableConfig{
 		Name:                  name,
@@ -117,6 +153,7 @@ func NewTableConfig(name string, recordKeys []string, precombine string, partiti
 		PopulateMetaFields:    true,
 		ArchiveLogFolder:      DefaultArchiveFolder,
 		BaseFileFormat:        "PARQUET",
+		TimelineTimezone:      TimelineUTC,
 		Extra:                 NewProperties(),
 	}
 	switch {
@@ -164,6 +201,15 @@ func (c *TableConfig) MergeMode() MergeMode {
 	return MergeCommitTime
 }
 
+// TimelineZone is the table's timeline zone: TimelineTimezone, or
+// TimelineLocal, Hudi's default, when the property is absent.
+func (c *TableConfig) TimelineZone() TimelineTimezone {
+	if c.TimelineTimezone == "" {
+		return TimelineLocal
+	}
+	return c.TimelineTimezone
+}
+
 // Validate checks the rules Hoodie relies on: a name, a supported type and
 // version, record key fields, and a known key generator.
 func (c *TableConfig) Validate() error {
@@ -182,6 +228,9 @@ func (c *TableConfig) Validate() error {
 		return fmt.Errorf("%s %d is not supported: Hoodie reads and writes timeline layout %d", KeyTimelineLayoutVersion, c.TimelineLayoutVersion, TimelineLayoutVersion)
 	case len(c.RecordKeyFields) == 0:
 		return fmt.Errorf("%s is missing: a table needs a record key", KeyRecordKeyFields)
+	case c.TimelineTimezone != "" && c.TimelineTimezone != TimelineLocal && c.TimelineTimezone != TimelineUTC:
+		return fmt.Errorf("%s %q is not a timeline zone (want %s or %s, as Hudi spells them)",
+			KeyTimelineTimezone, c.TimelineTimezone, TimelineLocal, TimelineUTC)
 	}
 	for _, f := range append(append([]string{}, c.RecordKeyFields...), c.PartitionFields...) {
 		if strings.TrimSpace(f) == "" {
@@ -241,6 +290,7 @@ func (c *TableConfig) Properties() *Properties {
 	set(KeyBaseFileFormat, c.BaseFileFormat)
 	set(KeyPayloadClass, c.PayloadClass)
 	set(KeyCreateSchema, c.CreateSchema)
+	set(KeyTimelineTimezone, string(c.TimelineTimezone))
 	p.Set(KeyChecksum, strconv.FormatUint(uint64(c.Checksum()), 10))
 	return p
 }
@@ -346,6 +396,11 @@ func tableConfigFromProperties(props *Properties) (*TableConfig, error) {
 	}
 	c.PayloadClass, _ = take(KeyPayloadClass)
 	c.CreateSchema, _ = take(KeyCreateSchema)
+	if zone, ok := take(KeyTimelineTimezone); ok {
+		// Hudi reads it with HoodieTimelineTimeZone.valueOf: exactly LOCAL
+		// or UTC (Validate checks).
+		c.TimelineTimezone = TimelineTimezone(strings.TrimSpace(zone))
+	}
 	checksum, hasChecksum := take(KeyChecksum)
 	c.Extra = extra
 	if len(errs) > 0 {
@@ -413,8 +468,16 @@ func readConfigFile(ctx context.Context, fsys FS, name string) (*TableConfig, er
 // CreateTable lays out a new table: the metadata folders Hudi creates, then
 // hoodie.properties, created only if absent. The table exists once
 // hoodie.properties does, so a creation that dies half way leaves no table
-// and can simply be run again.
+// and can simply be run again. A cfg without a timeline zone gets
+// TimelineUTC (cfg itself is not changed): a table Hoodie creates says its
+// zone, so that Spark writes to it in UTC too; ask for TimelineLocal
+// explicitly for Hudi's default.
 func CreateTable(ctx context.Context, fsys FS, cfg *TableConfig, now time.Time) error {
+	if cfg.TimelineTimezone == "" {
+		withZone := *cfg
+		withZone.TimelineTimezone = TimelineUTC
+		cfg = &withZone
+	}
 	if err := cfg.Validate(); err != nil {
 		return &ConfigError{File: PropertiesFile, Err: err}
 	}

@@ -62,6 +62,14 @@ func TestFixtureTableConfigs(t *testing.T) {
 			if !strings.Contains(cfg.CreateSchema, `"type":"record"`) {
 				t.Errorf("create schema not unescaped: %.80s", cfg.CreateSchema)
 			}
+			// Spark 0.14 left hoodie.table.timeline.timezone out: Hudi's
+			// default, LOCAL (the instants are CDT wall-clock times).
+			if cfg.TimelineTimezone != "" || cfg.TimelineZone() != storage.TimelineLocal {
+				t.Errorf("timeline zone %q (%s), want absent (LOCAL)", cfg.TimelineTimezone, cfg.TimelineZone())
+			}
+			if _, ok := cfg.Properties().Get(storage.KeyTimelineTimezone); ok {
+				t.Errorf("re-rendering added %s to a table without it", storage.KeyTimelineTimezone)
+			}
 			if v, _ := cfg.Extra.Get(storage.KeyDropPartitionColumns); v != "" {
 				t.Errorf("drop.partition.columns should be typed, found in Extra")
 			}
@@ -135,6 +143,9 @@ func TestLoadTableConfigErrors(t *testing.T) {
 		{"bad escape", valid + "x=\\u12", `malformed \u escape`},
 		{"unknown key generator", strings.Replace(valid, storage.SimpleKeyGenerator, "com.example.Custom", 1), "com.example.Custom"},
 		{"bad boolean", strings.Replace(valid, "hive_style_partitioning=false", "hive_style_partitioning=maybe", 1), `"maybe" is not true or false`},
+		// Hudi's HoodieTimelineTimeZone.valueOf takes only LOCAL and UTC.
+		{"lower-case timeline zone", strings.Replace(valid, "timeline.timezone=UTC", "timeline.timezone=utc", 1), `hoodie.table.timeline.timezone "utc" is not a timeline zone`},
+		{"unknown timeline zone", strings.Replace(valid, "timeline.timezone=UTC", "timeline.timezone=America/Chicago", 1), `"America/Chicago" is not a timeline zone`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -309,4 +320,85 @@ func FuzzParseTableConfig(f *testing.F) {
 			t.Fatalf("round trip changed the config")
 		}
 	})
+}
+
+// TestTimelineTimezone reads hoodie.table.timeline.timezone: absent means
+// LOCAL, Hudi's default, and stays absent when the file is written back.
+func TestTimelineTimezone(t *testing.T) {
+	valid := string(newTripsConfigForErrors().Marshal(testNow))
+	local := time.FixedZone("CDT", -5*3600)
+	tests := []struct {
+		name     string
+		content  string
+		field    storage.TimelineTimezone
+		zone     storage.TimelineTimezone
+		location *time.Location
+	}{
+		{"UTC", valid, storage.TimelineUTC, storage.TimelineUTC, time.UTC},
+		{"LOCAL", strings.Replace(valid, "timeline.timezone=UTC", "timeline.timezone=LOCAL", 1), storage.TimelineLocal, storage.TimelineLocal, local},
+		{"absent", dropLine(valid, storage.KeyTimelineTimezone), "", storage.TimelineLocal, local},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := storage.ParseTableConfig([]byte(tt.content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.TimelineTimezone != tt.field || cfg.TimelineZone() != tt.zone {
+				t.Errorf("TimelineTimezone %q, TimelineZone %q; want %q, %q", cfg.TimelineTimezone, cfg.TimelineZone(), tt.field, tt.zone)
+			}
+			if got := cfg.TimelineZone().Location(local); got != tt.location {
+				t.Errorf("Location = %v, want %v", got, tt.location)
+			}
+			v, ok := cfg.Properties().Get(storage.KeyTimelineTimezone)
+			if v != string(tt.field) || ok != (tt.field != "") {
+				t.Errorf("written back as %q (present %v), want %q", v, ok, tt.field)
+			}
+			if _, ok := cfg.Extra.Get(storage.KeyTimelineTimezone); ok {
+				t.Errorf("%s left in Extra", storage.KeyTimelineTimezone)
+			}
+		})
+	}
+	if got := storage.TimelineLocal.Location(nil); got != time.Local {
+		t.Errorf("TimelineLocal.Location(nil) = %v, want time.Local", got)
+	}
+}
+
+// TestCreateTableTimelineZone checks that a table Hoodie creates says its
+// instant times are UTC, so Spark makes UTC instants on it too, and that an
+// explicit LOCAL is kept.
+func TestCreateTableTimelineZone(t *testing.T) {
+	tests := []struct {
+		name string
+		zone storage.TimelineTimezone
+		want string
+	}{
+		{"NewTableConfig's zone", storage.TimelineUTC, "UTC"},
+		{"zone left unset", "", "UTC"},
+		{"explicit LOCAL", storage.TimelineLocal, "LOCAL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			fsys, err := storage.NewLocalFS(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := newTripsConfig(t)
+			cfg.TimelineTimezone = tt.zone
+			if err := storage.CreateTable(ctx, fsys, cfg, testNow); err != nil {
+				t.Fatal(err)
+			}
+			if cfg.TimelineTimezone != tt.zone {
+				t.Errorf("CreateTable changed the caller's config to %q", cfg.TimelineTimezone)
+			}
+			data, err := fsys.ReadFile(ctx, storage.PropertiesFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if line := storage.KeyTimelineTimezone + "=" + tt.want + "\n"; !strings.Contains(string(data), line) {
+				t.Errorf("hoodie.properties lacks %q:\n%s", line, data)
+			}
+		})
+	}
 }

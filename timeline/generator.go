@@ -6,11 +6,21 @@ import (
 	"time"
 )
 
-// Generator hands out new instant times for one table, in UTC. The times it
-// returns are strictly increasing, and later than the latest instant the
-// caller has seen on the timeline, even when the clock stands still or steps
-// back: a new time is max(now, latest on the timeline + 1ms, previous time
-// from this generator + 1ms), truncated to the millisecond.
+// Generator hands out new instant times for one table, as wall-clock times in
+// the table's timeline zone (UTC unless SetLocation says otherwise; see
+// storage.TimelineTimezone). The times it returns are strictly increasing,
+// and later than the latest instant the caller has seen on the timeline, even
+// when the clock stands still or steps back: a new time is max(now, latest on
+// the timeline + 1ms, previous time from this generator + 1ms), truncated to
+// the millisecond.
+//
+// The maximum is taken over wall-clock digits, not over moments: readers
+// order instants by comparing their digits, so the guarantee holds when the
+// zone's clock is set back (the end of daylight saving time) and when the
+// timeline holds instants made in another zone (a table whose earlier writers
+// used UTC while its zone is LOCAL, or the other way round): a new time then
+// waits on the latest digits, one millisecond at a time, until the clock
+// catches up.
 //
 // A Generator is safe for concurrent use. It does not make instant times
 // unique across processes: two writers are kept apart by the table's writer
@@ -19,15 +29,35 @@ import (
 type Generator struct {
 	now func() time.Time
 
-	mu   sync.Mutex
+	mu  sync.Mutex
+	loc *time.Location
+	// last is the previous time handed out, its wall clock held as a UTC
+	// time (as ParseInstantTime returns it).
 	last time.Time
 }
 
-// NewGenerator returns a Generator reading the clock now; nil means
-// time.Now, as does the zero Generator. Tests inject a clock that stands
-// still or steps back.
+// NewGenerator returns a Generator of UTC instant times reading the clock
+// now; nil means time.Now, as does the zero Generator. Tests inject a clock
+// that stands still or steps back.
 func NewGenerator(now func() time.Time) *Generator {
 	return &Generator{now: now}
+}
+
+// NewGeneratorIn is NewGenerator for a table whose instant times are the
+// wall clock in loc; nil means UTC.
+func NewGeneratorIn(now func() time.Time, loc *time.Location) *Generator {
+	return &Generator{now: now, loc: loc}
+}
+
+// SetLocation sets the zone whose wall clock the next instant times are in;
+// nil means UTC. A writer sets it from the table's
+// hoodie.table.timeline.timezone once it has read the table's configuration.
+// Times handed out after the change still come after those handed out
+// before it.
+func (g *Generator) SetLocation(loc *time.Location) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.loc = loc
 }
 
 // Next returns a new instant time later than after and than every time this
@@ -50,7 +80,7 @@ func (g *Generator) Next(after string) (string, error) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	t := now().UTC().Truncate(time.Millisecond)
+	t := wallClock(now(), g.loc).Truncate(time.Millisecond)
 	if t.Before(floor) {
 		t = floor
 	}
@@ -59,4 +89,16 @@ func (g *Generator) Next(after string) (string, error) {
 	}
 	g.last = t
 	return FormatInstantTime(t), nil
+}
+
+// wallClock returns the wall clock of t in loc (nil: UTC) as a UTC time, the
+// form in which ParseInstantTime returns an instant time's digits.
+func wallClock(t time.Time, loc *time.Location) time.Time {
+	if loc == nil {
+		return t.UTC()
+	}
+	t = t.In(loc)
+	year, month, day := t.Date()
+	hour, minute, sec := t.Clock()
+	return time.Date(year, month, day, hour, minute, sec, t.Nanosecond(), time.UTC)
 }

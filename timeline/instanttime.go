@@ -7,11 +7,19 @@ import (
 )
 
 // Instant times are 17 decimal digits, yyyyMMddHHmmssSSS (Hudi's
-// HoodieInstantTimeGenerator.MILLIS_INSTANT_TIMESTAMP_FORMAT). Hoodie generates
-// them in UTC. Hudi's own writers default to the JVM's local time zone
-// (hoodie.table.timeline.timezone=LOCAL). Readers order instants by comparing
-// their times as strings, so the zone matters only where an instant time is
-// shown to a person or set against a clock.
+// HoodieInstantTimeGenerator.MILLIS_INSTANT_TIMESTAMP_FORMAT): a wall-clock
+// time, without a zone, in the table's timeline zone, which
+// hoodie.table.timeline.timezone names (storage.TimelineTimezone). A table
+// without the property is LOCAL, Hudi's default: its writers make instant
+// times in their own local time zone (Spark in the JVM's default zone). UTC
+// tables, which Hoodie creates, have UTC instant times.
+//
+// Readers and writers order instants by comparing their digits, never by the
+// moments they stand for, so the zone decides the order of commits made by
+// writers in different zones: every writer of a table must use the table's
+// zone, or a later commit can get an earlier instant time and be hidden
+// behind an older one. Where an instant time must be set against a clock or
+// shown as a moment, read it in the table's zone (ParseInstantTimeIn).
 const (
 	// InstantTimeLen is the length of an instant time, yyyyMMddHHmmssSSS.
 	InstantTimeLen = 17
@@ -47,12 +55,32 @@ func FormatInstantTime(t time.Time) string {
 	return s[:SecondsInstantTimeLen] + s[SecondsInstantTimeLen+1:]
 }
 
-// ParseInstantTime converts an instant time to the time it stands for, read
-// as UTC. It takes the 17-digit form and the older 14-digit form
-// yyyyMMddHHmmss, which is read as the start of that second (...000). The
-// special instants (InitInstantTime and the bootstrap instants) stand for no
-// time and are rejected.
+// FormatInstantTimeIn formats t as the instant time of a table whose
+// instant times are the wall clock in loc (nil: UTC).
+func FormatInstantTimeIn(t time.Time, loc *time.Location) string {
+	return FormatInstantTime(wallClock(t, loc))
+}
+
+// ParseInstantTime reads an instant time's digits as a wall clock in UTC.
+// That is the moment the instant stands for only on a table whose timeline
+// zone is UTC; for a LOCAL table use ParseInstantTimeIn. The result compares
+// as the instant times do, whatever the zone. It takes the 17-digit form and
+// the older 14-digit form yyyyMMddHHmmss, which is read as the start of that
+// second (...000). The special instants (InitInstantTime and the bootstrap
+// instants) stand for no time and are rejected.
 func ParseInstantTime(s string) (time.Time, error) {
+	return ParseInstantTimeIn(s, time.UTC)
+}
+
+// ParseInstantTimeIn converts an instant time of a table whose instant times
+// are the wall clock in loc (nil: UTC) to the moment it stands for, in loc.
+// A wall clock that loc skips or repeats (at a daylight saving change) is
+// resolved as time.Date resolves it. Forms and errors are those of
+// ParseInstantTime.
+func ParseInstantTimeIn(s string, loc *time.Location) (time.Time, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
 	if len(s) != InstantTimeLen && len(s) != SecondsInstantTimeLen {
 		return time.Time{}, fmt.Errorf("instant time %q: %w: want %d digits (yyyyMMddHHmmssSSS) or %d (yyyyMMddHHmmss)",
 			s, ErrInvalidInstantTime, InstantTimeLen, SecondsInstantTimeLen)
@@ -73,14 +101,18 @@ func ParseInstantTime(s string) (time.Time, error) {
 	if len(s) == InstantTimeLen {
 		milli = num(14, 17)
 	}
+	// Check the fields in UTC, where no wall clock is skipped: time.Date
+	// normalizes out-of-range fields (month 13, day 32...), and a valid
+	// instant time is one that survives unchanged.
 	t := time.Date(year, time.Month(month), day, hour, minute, sec, milli*int(time.Millisecond), time.UTC)
-	// time.Date normalizes out-of-range fields (month 13, day 32...): a
-	// valid instant time is one that survives unchanged.
 	if t.Year() != year || int(t.Month()) != month || t.Day() != day ||
 		t.Hour() != hour || t.Minute() != minute || t.Second() != sec {
 		return time.Time{}, fmt.Errorf("instant time %q: %w: no such date and time", s, ErrInvalidInstantTime)
 	}
-	return t, nil
+	if loc == time.UTC {
+		return t, nil
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, milli*int(time.Millisecond), loc), nil
 }
 
 // IsSpecialInstantTime reports whether s is one of Hudi's special instant
@@ -128,8 +160,11 @@ const (
 //     second is included;
 //   - yyyy-MM-dd, meaning the start of that day.
 //
-// Dates and times are read in UTC, the zone Hoodie generates instant times
-// in.
+// The digits are only rearranged, never converted between zones: a date and
+// time given by a user is read as a wall clock in the table's timeline zone,
+// the zone its instant times are in (UTC for tables Hoodie creates, the
+// writers' local time for LOCAL tables), as Hudi does
+// (HoodieInstantTimeGenerator.getInstantForDateString).
 func ParseInstantOrTime(s string) (string, error) {
 	switch len(s) {
 	case InstantTimeLen, SecondsInstantTimeLen:

@@ -162,3 +162,39 @@ func FuzzParseInstantOrTime(f *testing.F) {
 		}
 	})
 }
+
+// TestInstantTimeInZone reads and writes instant times of tables whose zone
+// is not UTC: the digits are the wall clock in that zone. The fixture
+// v6_nonpartitioned's first commit 20240418173550988 was made by Spark in
+// CDT, at 22:35:50.988 UTC.
+func TestInstantTimeInZone(t *testing.T) {
+	cdt := time.FixedZone("CDT", -5*3600)
+	moment := time.Date(2024, 4, 18, 22, 35, 50, 988_000_000, time.UTC)
+	tests := []struct {
+		name    string
+		loc     *time.Location
+		instant string
+	}{
+		{"UTC table", time.UTC, "20240418223550988"},
+		{"nil means UTC", nil, "20240418223550988"},
+		{"LOCAL table in CDT", cdt, "20240418173550988"},
+		{"LOCAL table east of UTC, next day", time.FixedZone("JST", 9*3600), "20240419073550988"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := FormatInstantTimeIn(moment, tt.loc); got != tt.instant {
+				t.Errorf("FormatInstantTimeIn = %q, want %q", got, tt.instant)
+			}
+			got, err := ParseInstantTimeIn(tt.instant, tt.loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Equal(moment) {
+				t.Errorf("ParseInstantTimeIn(%q) = %v, want %v", tt.instant, got, moment)
+			}
+		})
+	}
+	if _, err := ParseInstantTimeIn("20240230000000000", cdt); !errors.Is(err, ErrInvalidInstantTime) {
+		t.Errorf("ParseInstantTimeIn(Feb 30) error = %v, want ErrInvalidInstantTime", err)
+	}
+}

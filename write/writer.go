@@ -103,6 +103,12 @@ type Options struct {
 	Hook PreCommitHook
 	// Clock gives the current time; nil means time.Now.
 	Clock func() time.Time
+	// Local is the zone of instant times on a table whose timeline zone is
+	// LOCAL (hoodie.table.timeline.timezone LOCAL or absent, as Spark
+	// creates tables): nil means time.Local, the process's zone, as Hudi
+	// uses the JVM's default zone. A UTC table's instant times are in UTC
+	// whatever Local says.
+	Local *time.Location
 	// Progress, if not nil, is called as each base file of a write is
 	// written, with the files done and the files planned. It is called from
 	// several goroutines, one call at a time.
@@ -163,6 +169,9 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if w.cfg, err = storage.LoadTableConfig(ctx, w.fsys); err != nil {
 		return nil, err
 	}
+	// Instant times are wall-clock digits in the table's zone, and readers
+	// order commits by them: write in the zone Spark writes this table in.
+	w.gen.SetLocation(w.cfg.TimelineZone().Location(w.opts.Local))
 	if err := w.recover(ctx); err != nil {
 		return nil, err
 	}

@@ -38,7 +38,10 @@ export: a TARGET without it holds an export that failed or was interrupted.
 Progress goes to standard error when it is a terminal.
 
 An INSTANT is yyyyMMddHHmmssSSS, yyyyMMddHHmmss, "yyyy-MM-dd HH:mm:ss[.SSS]"
-or yyyy-MM-dd, in UTC.
+or yyyy-MM-dd: a wall-clock time in the zone of the table's instant times
+(hoodie.table.timeline.timezone), which is UTC for tables hoodiectl created
+and the writers' local time for tables without the property, as Spark
+creates them.
 
 Exit status: 2 for a wrong command line, 3 for a missing table, an existing
 TARGET, an unknown partition column, a bad instant or an I/O error.`,

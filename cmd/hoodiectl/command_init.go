@@ -21,7 +21,9 @@ func newInitCommand(io streams) *cobra.Command {
 		Short: "Create an empty table (Hudi table version 6, copy-on-write)",
 		Long: `init creates an empty copy-on-write table at the folder TABLE: the .hoodie
 metadata folder and hoodie.properties, as Apache Hudi 0.14+ (table version 6)
-lays them out. It refuses to touch a folder that already holds a table.
+lays them out. It refuses to touch a folder that already holds a table. The
+table's instant times are UTC (hoodie.table.timeline.timezone=UTC), for every
+writer, Spark included, wherever it runs.
 
 The record key is one column, or several (Hudi's complex key "c1:v1,c2:v2").
 The precombine column decides between two versions of a record. Partition

@@ -8,8 +8,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
 )
 
 func TestInitCreatesTable(t *testing.T) {
@@ -28,6 +30,36 @@ func TestInitCreatesTable(t *testing.T) {
 	// The timeline of a new table is empty.
 	if out := hoodiectl(t, "", "timeline", dir).mustSucceed(t).stdout; out != "" {
 		t.Errorf("timeline of a new table: %q", out)
+	}
+}
+
+// TestInitTimelineZoneUTC checks that init says the table's instant times
+// are UTC (hoodie.table.timeline.timezone=UTC), so that Spark, whose default
+// is its local zone, writes UTC instants to the table too, and that Hoodie's
+// writes to it are UTC.
+func TestInitTimelineZoneUTC(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "trips")
+	hoodiectl(t, "", "init", dir, "--name", "trips", "--record-key", "id").mustSucceed(t)
+	props, err := os.ReadFile(filepath.Join(dir, ".hoodie", "hoodie.properties"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(props), "\nhoodie.table.timeline.timezone=UTC\n") {
+		t.Fatalf("hoodie.properties lacks hoodie.table.timeline.timezone=UTC:\n%s", props)
+	}
+	if zone := loadConfig(t, dir).TimelineZone(); zone != storage.TimelineUTC {
+		t.Errorf("timeline zone %s, want UTC", zone)
+	}
+	before := time.Now()
+	out := hoodiectl(t, `{"id":"a"}`+"\n", "insert", dir).mustSucceed(t).stdout
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	instant := lines[len(lines)-1]
+	at, err := timeline.ParseInstantTimeIn(instant, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at.Before(before.Add(-time.Second)) || at.After(time.Now().Add(time.Second)) {
+		t.Errorf("instant %s is %v read as UTC, not the time of the write (%v)", instant, at, before.UTC())
 	}
 }
 

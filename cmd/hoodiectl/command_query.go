@@ -33,7 +33,10 @@ the five Hudi meta columns first. The SQL may hold several statements; the last
 one's result is printed.
 
 An INSTANT is yyyyMMddHHmmssSSS, yyyyMMddHHmmss, "yyyy-MM-dd HH:mm:ss[.SSS]"
-or yyyy-MM-dd, in UTC.
+or yyyy-MM-dd: a wall-clock time in the zone of the table's instant times
+(hoodie.table.timeline.timezone), which is UTC for tables hoodiectl created
+and the writers' local time for tables without the property, as Spark
+creates them.
 
 Output (--format): table, aligned columns for people (the default on a
 terminal); jsonl, one JSON object per result row (the default when the output

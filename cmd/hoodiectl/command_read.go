@@ -28,7 +28,10 @@ the records of the snapshot as of --end (default: the latest commit) whose
 _hoodie_commit_time lies in (begin, end] (incremental).
 
 An INSTANT is yyyyMMddHHmmssSSS, yyyyMMddHHmmss, "yyyy-MM-dd HH:mm:ss[.SSS]"
-or yyyy-MM-dd, in UTC; --begin 000 starts before the first commit.
+or yyyy-MM-dd: a wall-clock time in the zone of the table's instant times
+(hoodie.table.timeline.timezone), which is UTC for tables hoodiectl created
+and the writers' local time for tables without the property, as Spark
+creates them. --begin 000 starts before the first commit.
 
 --columns picks columns by name, in order; a field of a record column is named
 with dots (structField.field2). By default the five Hudi meta columns come

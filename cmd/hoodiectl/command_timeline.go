@@ -35,7 +35,12 @@ func newTimelineCommand(io streams) *cobra.Command {
 its time (yyyyMMddHHmmssSSS), action (commit, replacecommit, clean, rollback...)
 and state (requested, inflight, completed). For completed writes it adds the
 operation (insert, upsert, bulk_insert, delete...) and the counts of records
-written, inserted, updated and deleted, files written and bytes.`,
+written, inserted, updated and deleted, files written and bytes.
+
+An instant time is a wall-clock time in the table's timeline zone
+(hoodie.table.timeline.timezone): UTC for tables hoodiectl created, the local
+time of the machine that wrote it for tables without the property (Hudi's
+default, LOCAL, as Spark creates them).`,
 		Example: `  hoodiectl timeline /tmp/trips
   hoodiectl timeline /tmp/trips --format table`,
 		Args: exactArgs(1, "TABLE"),
