@@ -500,6 +500,21 @@ func computedMeta(name string, slice FileSlice) (string, bool) {
 	return "", false
 }
 
+// ComputedMeta returns the values that a scan gives the meta columns of the
+// rows of slice's file when the table does not populate meta fields, by
+// column name: the commit time, partition path and file name (see
+// computedMeta). The record key and sequence number are not among them: a
+// scan reads them from the file, null where it does not store them.
+func ComputedMeta(slice FileSlice) map[string]string {
+	meta := make(map[string]string, 3)
+	for _, name := range storage.MetaFieldNames {
+		if v, ok := computedMeta(name, slice); ok {
+			meta[name] = v
+		}
+	}
+	return meta
+}
+
 // textVector returns a one-value string vector.
 func textVector(s string) *Vector {
 	v := newVector(storage.Nullable(storage.Primitive(storage.KindString)))

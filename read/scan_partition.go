@@ -127,3 +127,31 @@ func partitionValue(t *storage.Type, s string) (any, bool) {
 	}
 	return v, err == nil
 }
+
+// PartitionValues returns the values that a scan gives the partition
+// columns of schema in the rows of a file of partition that does not store
+// them, as the folder names tell them, by column name: none when the key
+// generator's folders do not hold the columns' values as text, or the
+// partition path does not parse. A value is nil for the default partition
+// of a column that is not text. A column stored in a file keeps its own
+// values; where both exist they agree.
+func PartitionValues(cfg *storage.TableConfig, schema *storage.Schema, partition string) map[string]any {
+	if schema == nil {
+		return nil
+	}
+	cols := make([]readCol, len(schema.Fields))
+	for i, f := range schema.Fields {
+		cols[i] = readCol{name: f.Name, path: []string{f.Name}, typ: f.Type}
+	}
+	var values map[string]any
+	for i, v := range newPartitioning(cfg).constants(partition, cols) {
+		if v == nil {
+			continue
+		}
+		if values == nil {
+			values = map[string]any{}
+		}
+		values[cols[i].name] = v.Value(0)
+	}
+	return values
+}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -110,7 +109,8 @@ func (h *Hook) PreCommit(ctx context.Context, c *write.PendingCommit) error {
 	}
 	defer engine.Close()
 	for view, slices := range map[string][]read.FileSlice{beforeView: c.Before, afterView: c.After} {
-		if err := engine.CreateView(ctx, view, touchedFiles(local, slices, c.Partitions), c.Schema); err != nil {
+		files := sqlengine.TableFiles(local.Root(), c.Config, c.Schema, touchedSlices(slices, c.Partitions))
+		if err := engine.CreateView(ctx, view, files, c.Schema); err != nil {
 			return err
 		}
 	}
@@ -151,12 +151,12 @@ func (h *Hook) PreCommit(ctx context.Context, c *write.PendingCommit) error {
 	return nil
 }
 
-// touchedFiles returns the local paths of the slices in partitions.
-func touchedFiles(local *storage.LocalFS, all []read.FileSlice, partitions []string) []string {
-	var out []string
+// touchedSlices returns the slices in partitions.
+func touchedSlices(all []read.FileSlice, partitions []string) []read.FileSlice {
+	var out []read.FileSlice
 	for _, s := range all {
 		if slices.Contains(partitions, s.Partition) {
-			out = append(out, filepath.Join(local.Root(), filepath.FromSlash(s.Path)))
+			out = append(out, s)
 		}
 	}
 	return out

@@ -108,3 +108,43 @@ func TestFromSettingsErrors(t *testing.T) {
 		t.Errorf("no validators: %v, %v", h, err)
 	}
 }
+
+// TestValidatorsSeeTheMetaColumnsOfATableWithoutMetaFields checks that the
+// validators' views have the meta columns that read computes for a table
+// without meta fields: the new files' commit time is the pending instant.
+func TestValidatorsSeeTheMetaColumnsOfATableWithoutMetaFields(t *testing.T) {
+	ctx := context.Background()
+	cfg, err := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, storage.MergeEventTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.PopulateMetaFields = false
+	table, err := hoodie.Create(ctx, t.TempDir(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := trips.NewGenerator(5)
+	if _, err := table.Write(ctx, write.OpInsert, tripsInput(gen.Inserts(50)), write.DefaultSettings()); err != nil {
+		t.Fatal(err)
+	}
+	batch := gen.Inserts(5)
+	props := storage.NewProperties()
+	props.Set(KeyValidators, SingleResultValidator+","+InequalityValidator)
+	// Every record has a commit time, partition path and file name, and no
+	// record key or sequence number; the newest commit time changes.
+	props.Set(KeySingleValueQueries, "select count(*) from <TABLE_NAME> where _hoodie_commit_time is null "+
+		"or _hoodie_partition_path is null or _hoodie_file_name not like '%.parquet' "+
+		"or _hoodie_record_key is not null or _hoodie_commit_seqno is not null#0")
+	props.Set(KeyInequalityQueries, "select max(_hoodie_commit_time) from <TABLE_NAME>")
+	settings, err := write.ParseSettings(props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook, err := FromSettings(settings.Props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := table.Writer(write.Options{Settings: settings, Hook: hook}).Write(ctx, write.OpInsert, tripsInput(batch)); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/big"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -29,8 +28,10 @@ func newQueryCommand(io streams) *cobra.Command {
 with --as-of over the snapshot after the last commit at or before INSTANT (an
 instant before the first commit gives a table with no rows). In the SQL,
 <TABLE_NAME> stands for the table: a view over the snapshot's base files, with
-the five Hudi meta columns first. The SQL may hold several statements; the last
-one's result is printed.
+the five Hudi meta columns first and the columns and values that read gives
+(in a table without meta fields, the commit time, partition path and file name
+computed from each record's file). The SQL may hold several statements; the
+last one's result is printed.
 
 An INSTANT is yyyyMMddHHmmssSSS, yyyyMMddHHmmss, "yyyy-MM-dd HH:mm:ss[.SSS]"
 or yyyy-MM-dd: a wall-clock time in the zone of the table's instant times
@@ -119,12 +120,9 @@ func runQuery(ctx context.Context, w io.Writer, path, query, instant, format str
 	if err != nil {
 		return err
 	}
-	var files []string
-	for _, s := range view.LatestSlices() {
-		files = append(files, filepath.Join(local.Root(), filepath.FromSlash(s.Path)))
-	}
+	slices := view.LatestSlices()
 	var schema *storage.Schema
-	if len(files) == 0 {
+	if len(slices) == 0 || sqlengine.Computes(cfg) {
 		// The schema as of the snapshot, or for a snapshot before the first
 		// write the table's current one.
 		if schema, err = read.TableSchema(ctx, cfg, view.Timeline()); err == nil && schema == nil {
@@ -139,6 +137,7 @@ func runQuery(ctx context.Context, w io.Writer, path, query, instant, format str
 		return err
 	}
 	defer engine.Close()
+	files := sqlengine.TableFiles(local.Root(), cfg, schema, slices)
 	if err := engine.CreateView(ctx, cfg.Name, files, schema); err != nil {
 		return err
 	}

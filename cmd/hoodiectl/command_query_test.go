@@ -438,3 +438,49 @@ func rowsByID(t *testing.T, out string) map[string]map[string]any {
 	}
 	return rows
 }
+
+// TestQueryMetaColumnsAsReadGivesThem checks that query's view has the
+// columns read returns, in its order and with its values, the meta columns
+// of a table without meta fields included, which read computes: the
+// commit time, partition path and file name of each record's file, and
+// nulls for the record key and sequence number.
+func TestQueryMetaColumnsAsReadGivesThem(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		init []string
+	}{
+		{"meta fields", nil},
+		{"no meta fields", []string{"--no-meta-fields"}},
+		{"no meta fields, hive-style", []string{"--no-meta-fields", "--hive-style"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "t")
+			hoodiectl(t, "", append([]string{"init", dir, "--name", "t", "--record-key", "id", "--partition-by", "p"}, tt.init...)...).mustSucceed(t)
+			first := lastLine(hoodiectl(t, `{"id": "1", "p": "a", "v": 1}`+"\n"+`{"id": "2", "p": "b'c", "v": 2}`+"\n", "insert", dir).mustSucceed(t).stdout)
+			second := lastLine(hoodiectl(t, `{"id": "1", "p": "a", "v": 10}`+"\n", "upsert", dir).mustSucceed(t).stdout)
+			for _, asOf := range []string{"", first, second} {
+				var flags []string
+				if asOf != "" {
+					flags = []string{"--as-of", asOf}
+				}
+				readCSV := hoodiectl(t, "", append([]string{"read", dir, "--format", "csv"}, flags...)...).mustSucceed(t).stdout
+				queryCSV := hoodiectl(t, "", append([]string{"query", dir, "select * from <TABLE_NAME>", "--format", "csv"}, flags...)...).mustSucceed(t).stdout
+				readHeader, _, _ := strings.Cut(readCSV, "\n")
+				queryHeader, _, _ := strings.Cut(queryCSV, "\n")
+				if queryHeader != readHeader {
+					t.Errorf("as of %q: query's columns %s, read's %s", asOf, queryHeader, readHeader)
+				}
+				read := rowsByID(t, hoodiectl(t, "", append([]string{"read", dir}, flags...)...).mustSucceed(t).stdout)
+				query := rowsByID(t, hoodiectl(t, "", append([]string{"query", dir, "select * from <TABLE_NAME>", "--format", "jsonl"}, flags...)...).mustSucceed(t).stdout)
+				if !reflect.DeepEqual(query, read) {
+					t.Errorf("as of %q: query's rows\n%v\nread's\n%v", asOf, query, read)
+				}
+			}
+			// The commit time tells the file of each record, as read says.
+			got := hoodiectl(t, "", "query", dir, "select id, _hoodie_commit_time from <TABLE_NAME> order by id", "--format", "csv").mustSucceed(t).stdout
+			if want := "id,_hoodie_commit_time\n1," + second + "\n2," + first + "\n"; got != want {
+				t.Errorf("commit times: %q, want %q", got, want)
+			}
+		})
+	}
+}

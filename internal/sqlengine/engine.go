@@ -7,7 +7,7 @@
 //
 //	e, err := sqlengine.Open(ctx)
 //	defer e.Close()
-//	err = e.CreateView(ctx, "trips", files, schema)
+//	err = e.CreateView(ctx, "trips", sqlengine.TableFiles(root, cfg, schema, slices), schema)
 //	rows, err := e.Query(ctx, sqlengine.ExpandTableName("select count(*) from <TABLE_NAME>", "trips"))
 //	defer rows.Close()
 //	for rows.Next() {
@@ -94,26 +94,40 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-// CreateView makes name a view over the Parquet files at the local paths
-// files, replacing any view of that name. Columns are matched across files by
-// name (a file written before a column was added has nulls there), and
-// partition folders are not read as columns: every column comes from the
-// files, the five Hudi meta columns included.
+// CreateView makes name a view over the Parquet base files files (see
+// TableFiles), replacing any view of that name. Columns are matched across
+// files by name (a file written before a column was added has nulls
+// there), and partition folders are not read as columns.
+//
+// When no file computes a column (see File), every column comes from the
+// files, the five Hudi meta columns included, and the view reads them
+// alone. Otherwise the view has the columns of schema, meta columns first,
+// and then any other column of the files, each file's rows with the values
+// it computes.
 //
 // With no files, the view has the columns of schema, meta columns first,
 // with the types DuckDB gives them in a base file, and no rows; a nil schema
 // (a table never written, created without one) leaves the meta columns
 // alone.
-func (e *Engine) CreateView(ctx context.Context, name string, files []string, schema *storage.Schema) error {
-	var ddl string
-	if len(files) > 0 {
+func (e *Engine) CreateView(ctx context.Context, name string, files []File, schema *storage.Schema) error {
+	computed := false
+	for _, f := range files {
+		computed = computed || f.computed()
+	}
+	var query string
+	switch {
+	case computed:
+		var err error
+		if query, err = computedViewQuery(files, schema); err != nil {
+			return fmt.Errorf("sqlengine: view %s: %w", name, err)
+		}
+	case len(files) > 0:
 		quoted := make([]string, len(files))
 		for i, f := range files {
-			quoted[i] = quoteString(escapeGlob(f))
+			quoted[i] = quoteString(escapeGlob(f.Path))
 		}
-		ddl = fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet([%s], union_by_name = true, hive_partitioning = false)",
-			QuoteIdent(name), strings.Join(quoted, ", "))
-	} else {
+		query = fmt.Sprintf("SELECT * FROM read_parquet([%s], union_by_name = true, hive_partitioning = false)", strings.Join(quoted, ", "))
+	default:
 		if schema == nil {
 			schema = &storage.Schema{}
 		}
@@ -121,8 +135,9 @@ func (e *Engine) CreateView(ctx context.Context, name string, files []string, sc
 		if err != nil {
 			return fmt.Errorf("sqlengine: view %s: %w", name, err)
 		}
-		ddl = fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT %s WHERE false", QuoteIdent(name), cols)
+		query = fmt.Sprintf("SELECT %s WHERE false", cols)
 	}
+	ddl := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", QuoteIdent(name), query)
 	if _, err := e.conn.ExecContext(ctx, ddl, nil); err != nil {
 		return fmt.Errorf("sqlengine: create view %s: %w", name, err)
 	}
