@@ -325,3 +325,15 @@ func TestKeyColumnsDoNotWiden(t *testing.T) {
 		t.Fatalf("read back %v", recs)
 	}
 }
+
+// As in Hudi, the equality validator reads the table before the write with
+// the schema after it: a query may name a column the write adds, null
+// before it, and a widened column compares equal.
+func TestEqualityValidatorsSeeTheSchemaAfterTheWrite(t *testing.T) {
+	dir := newTripsCLITable(t)
+	hoodiectl(t, `{"uuid":"a","ts":1,"fare":1.5,"n":1,"region":"eu"}`, "insert", dir).mustSucceed(t)
+	hoodiectl(t, `{"uuid":"b","ts":1,"fare":2.5,"n":2.5,"tip":1.0,"region":"eu"}`, "upsert", dir,
+		"--set", "hoodie.precommit.validators=org.apache.hudi.client.validator.SqlQueryEqualityPreCommitValidator",
+		"--set", "hoodie.precommit.validators.equality.sql.queries=select count(*) from <TABLE_NAME> where tip > 100;"+
+			"select n from <TABLE_NAME> where uuid = 'a'").mustSucceed(t)
+}

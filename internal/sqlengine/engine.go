@@ -101,7 +101,10 @@ func (e *Engine) Close() error {
 //
 // When no file computes a column (see File), every column comes from the
 // files, the five Hudi meta columns included, and the view reads them
-// alone. Otherwise the view has the columns of schema, meta columns first,
+// alone; with a schema, the view also has every column of schema (meta
+// columns first, in schema's order, with its types) even where no file
+// has it, as Hudi's validators read files written before a column was
+// added. Otherwise the view has the columns of schema, meta columns first,
 // and then any other column of the files, each file's rows with the values
 // it computes.
 //
@@ -127,6 +130,13 @@ func (e *Engine) CreateView(ctx context.Context, name string, files []File, sche
 			quoted[i] = quoteString(escapeGlob(f.Path))
 		}
 		query = fmt.Sprintf("SELECT * FROM read_parquet([%s], union_by_name = true, hive_partitioning = false)", strings.Join(quoted, ", "))
+		if schema != nil {
+			cols, err := nullColumns(schema.WithMetaFields())
+			if err != nil {
+				return fmt.Errorf("sqlengine: view %s: %w", name, err)
+			}
+			query = fmt.Sprintf("SELECT %s WHERE false UNION ALL BY NAME %s", cols, query)
+		}
 	default:
 		if schema == nil {
 			schema = &storage.Schema{}
