@@ -43,12 +43,6 @@ func NewGenerator(now func() time.Time) *Generator {
 	return &Generator{now: now}
 }
 
-// NewGeneratorIn is NewGenerator for a table whose instant times are the
-// wall clock in loc; nil means UTC.
-func NewGeneratorIn(now func() time.Time, loc *time.Location) *Generator {
-	return &Generator{now: now, loc: loc}
-}
-
 // SetLocation sets the zone whose wall clock the next instant times are in;
 // nil means UTC. A writer sets it from the table's
 // hoodie.table.timeline.timezone once it has read the table's configuration.

@@ -104,7 +104,8 @@ func TestGeneratorClock(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := NewGeneratorIn(scriptedClock(tt.clock...), tt.loc)
+			g := NewGenerator(scriptedClock(tt.clock...))
+			g.SetLocation(tt.loc)
 			for i, want := range tt.want {
 				got, err := g.Next(tt.after)
 				if err != nil {
@@ -186,7 +187,8 @@ func TestGeneratorDaylightSavingEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	lastCDT := time.Date(2024, 11, 3, 6, 59, 59, 999_000_000, time.UTC) // 01:59:59.999 CDT
-	g := NewGeneratorIn(scriptedClock(lastCDT, lastCDT.Add(time.Millisecond), lastCDT.Add(30*time.Minute)), chicago)
+	g := NewGenerator(scriptedClock(lastCDT, lastCDT.Add(time.Millisecond), lastCDT.Add(30*time.Minute)))
+	g.SetLocation(chicago)
 	want := []string{"20241103015959999", "20241103020000000", "20241103020000001"}
 	for i, w := range want {
 		got, err := g.Next("")
@@ -198,7 +200,8 @@ func TestGeneratorDaylightSavingEnd(t *testing.T) {
 		}
 	}
 	// A new generator (another process) keeps to the timeline's digits.
-	g2 := NewGeneratorIn(scriptedClock(lastCDT.Add(30*time.Minute)), chicago)
+	g2 := NewGenerator(scriptedClock(lastCDT.Add(30 * time.Minute)))
+	g2.SetLocation(chicago)
 	got, err := g2.Next(want[len(want)-1])
 	if err != nil {
 		t.Fatal(err)
