@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -52,6 +53,43 @@ func SyncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx 
 	if wm == last.Time {
 		return nil
 	}
+	if wm != "" && removedFilesAfter(tl, wm) {
+		// The replay starts from the file groups as of wm, listed from the
+		// files that exist now: a group whose slice was cleaned since would
+		// be missing, and the keys later commits took out of it would stay
+		// in the index.
+		return RebuildIndex(ctx, fsys, tl, idx)
+	}
+	err := replayCommits(ctx, fsys, tl, idx, wm)
+	if errors.Is(err, errReplayGap) || errors.Is(err, fs.ErrNotExist) {
+		// A file the replay needs is gone (cleaned, with its clean instant
+		// archived, or removed by hand): only the latest snapshot can tell
+		// where the keys are.
+		return RebuildIndex(ctx, fsys, tl, idx)
+	}
+	return err
+}
+
+// removedFilesAfter reports whether a completed clean, rollback or restore,
+// the actions that delete data files, is later than wm.
+func removedFilesAfter(tl *timeline.Timeline, wm string) bool {
+	for _, in := range tl.Completed().After(wm).Instants() {
+		switch in.Action {
+		case timeline.ActionClean, timeline.ActionRollback, timeline.ActionRestore:
+			return true
+		}
+	}
+	return false
+}
+
+// errReplayGap reports that a commit after the watermark rewrote a file
+// group that the view as of the watermark does not have: its earlier slice
+// is gone, and what the commit removed from the group cannot be known.
+var errReplayGap = errors.New("a file group's previous slice is missing")
+
+// replayCommits applies to idx, one commit at a time, the changes of the
+// completed commits after wm, derived from the files they wrote.
+func replayCommits(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx *index.Index, wm string) error {
 	var base *read.View
 	var err error
 	if wm == "" {
@@ -63,7 +101,7 @@ func SyncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx 
 	for _, s := range base.LatestSlices() {
 		latest[groupKey(s.Partition, s.FileID)] = s.Path
 	}
-	for _, in := range commits.After(wm).Instants() {
+	for _, in := range tl.CompletedCommits().After(wm).Instants() {
 		changes, err := commitChanges(ctx, fsys, tl, in, latest)
 		if err != nil {
 			return fmt.Errorf("catch the record index up on commit %s: %w", in.Time, err)
@@ -120,6 +158,9 @@ func commitChanges(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, 
 			continue
 		}
 		k := groupKey(ws.PartitionPath, ws.FileID)
+		if _, ok := latest[k]; !ok && ws.PrevCommit != "" && ws.PrevCommit != timeline.NullCommit {
+			return changes, fmt.Errorf("%s (file group %s, previous commit %s): %w", ws.Path, ws.FileID, ws.PrevCommit, errReplayGap)
+		}
 		if err := dropGroup(k); err != nil {
 			return changes, err
 		}
