@@ -1,6 +1,7 @@
 package write
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,9 @@ type commit struct {
 	instant timeline.Instant
 	results []taskResult
 	meta    *timeline.CommitMetadata
+	// completeErr is the error Complete reported although the completed
+	// file was made: the commit stands, and finish reports it as a warning.
+	completeErr error
 }
 
 // run writes the data and completes the instant. On any failure it rolls
@@ -99,9 +103,26 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 		return err
 	}
 	if _, err := timeline.Complete(ctx, w.fsys, c.instant, data); err != nil {
-		return fmt.Errorf("complete commit %s: %w", c.instant.Time, err)
+		// The error may come after the completed file was made (a folder
+		// sync, a lost acknowledgement): then the commit stands, and must
+		// be finished, not rolled back.
+		if !c.completedDespite(ctx, data) {
+			return fmt.Errorf("complete commit %s: %w", c.instant.Time, err)
+		}
+		c.completeErr = err
 	}
 	return nil
+}
+
+// completedDespite reports whether the instant's completed file exists and
+// holds data, although Complete reported an error.
+func (c *commit) completedDespite(ctx context.Context, data []byte) bool {
+	done, err := timeline.Instant{Time: c.instant.Time, Action: c.instant.Action, State: timeline.StateCompleted}.Path()
+	if err != nil {
+		return false
+	}
+	got, err := c.w.fsys.ReadFile(ctx, done)
+	return err == nil && bytes.Equal(got, data)
 }
 
 func (c *commit) taskEnv() (*taskEnv, error) {
@@ -233,6 +254,9 @@ func (c *commit) finish(ctx context.Context, idx *index.Index, res *Result) {
 		if err != nil {
 			res.Warnings = append(res.Warnings, fmt.Errorf("commit %s is complete, but %s failed (the next write repairs it): %w", c.instant.Time, what, err))
 		}
+	}
+	if c.completeErr != nil {
+		res.Warnings = append(res.Warnings, fmt.Errorf("commit %s is complete (its completed file is in place), although completing it reported: %w", c.instant.Time, c.completeErr))
 	}
 	warn("removing its markers", w.fsys.RemoveAll(ctx, markerFolder(c.instant.Time)))
 	var changes index.ChangeSet

@@ -70,8 +70,21 @@ func markedFiles(ctx context.Context, fsys storage.FS, instant string) ([]string
 // files its markers name, then its markers, then its instant files (inflight
 // before requested). Each step is idempotent and the instant stays pending
 // until its last file goes, so a rollback that dies half way is finished by
-// the next one.
+// the next one. An instant whose completed file exists is not pending: its
+// files are the table's, and rollbackPending deletes nothing and fails with
+// timeline.ErrInstantCompleted.
 func rollbackPending(ctx context.Context, fsys storage.FS, in timeline.Instant) error {
+	donePath, err := timeline.Instant{Time: in.Time, Action: in.Action, State: timeline.StateCompleted}.Path()
+	if err != nil {
+		return fmt.Errorf("roll back %s: %w", in, err)
+	}
+	done, err := storage.Exists(ctx, fsys, donePath)
+	if err != nil {
+		return fmt.Errorf("roll back %s: %w", in, err)
+	}
+	if done {
+		return fmt.Errorf("roll back %s: %s exists, so its files are committed and are kept: %w", in, donePath, timeline.ErrInstantCompleted)
+	}
 	files, err := markedFiles(ctx, fsys, in.Time)
 	if err != nil {
 		return fmt.Errorf("roll back %s: %w", in, err)
