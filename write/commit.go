@@ -55,9 +55,13 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 	if err != nil {
 		return err
 	}
-	if c.instant, err = timeline.TransitionToInflight(ctx, w.fsys, requested, profileJSON); err != nil {
+	// c.instant moves on only once the inflight file exists: on failure it
+	// stays the requested instant, which the deferred rollback removes.
+	inflight, err := timeline.TransitionToInflight(ctx, w.fsys, requested, profileJSON)
+	if err != nil {
 		return fmt.Errorf("start commit %s: %w", requested.Time, err)
 	}
+	c.instant = inflight
 	env, err := c.taskEnv()
 	if err != nil {
 		return err

@@ -333,3 +333,26 @@ func TestRollbackPendingKeepsCompletedInstant(t *testing.T) {
 		t.Errorf("instant %s is gone from the timeline", res.Instant)
 	}
 }
+
+// TestWriteInflightFailureRollsBack fails the move of a write to inflight
+// and checks that the write's own rollback removes its requested instant.
+func TestWriteInflightFailureRollsBack(t *testing.T) {
+	ctx := context.Background()
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	gen := trips.NewGenerator(16)
+	initial := gen.Inserts(30)
+	tt.write(OpInsert, tripsInput(initial))
+
+	w := newTestWriter(failCreateFS{FS: tt.fsys, suffix: ".inflight"}, tt.dir, Settings{})
+	_, err := w.Write(ctx, OpUpsert, tripsInput(gen.Updates(initial, 10)))
+	if !errors.Is(err, errAfterCreate) {
+		t.Fatalf("write: %v, want the injected error", err)
+	}
+	if strings.Contains(err.Error(), "rolled back") {
+		t.Errorf("the failed write was not rolled back: %v", err)
+	}
+	tl, _ := tt.latest()
+	if p := tl.Pending(); p.Len() != 0 {
+		t.Errorf("pending instants left: %v", p.Instants())
+	}
+}
