@@ -274,6 +274,9 @@ func (c *commit) finish(ctx context.Context, idx *index.Index, res *Result) {
 		changes.Puts = append(changes.Puts, r.puts...)
 		res.Files = append(res.Files, r.slice)
 	}
+	// The index was caught up on c.tl's commits: with this one, they are
+	// the completed writes at or before it that it holds.
+	changes.Seen = seenAt(c.tl.CompletedCommits().Before(c.instant.Time), c.instant.Time, c.instant.Time)
 	warn("updating the record index", idx.Apply(ctx, c.instant.Time, changes))
 	if w.cfg.CreateSchema == "" {
 		if s, err := c.schema.MarshalJSON(); err == nil {

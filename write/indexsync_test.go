@@ -2,8 +2,11 @@ package write
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/internal/trips"
@@ -158,6 +161,115 @@ func TestSyncIndexAfterFilesRemoved(t *testing.T) {
 				t.Errorf("the upsert of %s committed, but the record is not in the table", victim.UUID)
 			}
 			checkIndex(t, tt)
+		})
+	}
+}
+
+// openCountFS counts the opens of each file.
+type openCountFS struct {
+	storage.FS
+	mu     sync.Mutex
+	opened map[string]int
+}
+
+func (f *openCountFS) Open(ctx context.Context, name string) (storage.File, error) {
+	f.mu.Lock()
+	f.opened[name]++
+	f.mu.Unlock()
+	return f.FS.Open(ctx, name)
+}
+
+// archive moves the files of a completed commit to the archive folder, as
+// Hudi's archiver takes instants off the active timeline.
+func archive(t *testing.T, fsys storage.FS, instant string) {
+	t.Helper()
+	for _, name := range []string{instant + ".commit.requested", instant + ".inflight", instant + ".commit"} {
+		if err := fsys.Rename(context.Background(), ".hoodie/"+name, ".hoodie/archived/"+name); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSyncIndexCommitBeforeWatermark has another writer, whose clock is
+// hours behind (Spark writing local instant times west of Greenwich),
+// complete a commit whose instant time is earlier than the index's
+// watermark. The catch-up must notice it, with or without commits archived
+// meanwhile, so that an upsert of its key updates it; and archiving alone
+// must not make the catch-up rebuild the index.
+func TestSyncIndexCommitBeforeWatermark(t *testing.T) {
+	ctx := context.Background()
+	for _, archived := range []bool{false, true} {
+		t.Run(fmt.Sprintf("archived=%v", archived), func(t *testing.T) {
+			settings := DefaultSettings()
+			settings.SmallFileLimit = 0 // every insert makes new file groups
+			tt := newTripsTable(t, storage.MergeEventTime, settings)
+			gen := trips.NewGenerator(14)
+			behind := NewWriter(tt.fsys, Options{Settings: settings, IndexDir: t.TempDir(), TableID: tt.dir,
+				Clock: func() time.Time { return time.Now().Add(-5 * time.Hour) }})
+			s1, err := behind.Write(ctx, OpInsert, tripsInput(gen.Inserts(10)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h1 := tt.write(OpInsert, tripsInput(gen.Inserts(10))) // the watermark
+
+			// The other writer picks its time without looking at the
+			// timeline, as Spark does: hide h1 from its generator.
+			hidden := []string{h1.Instant + ".commit.requested", h1.Instant + ".inflight", h1.Instant + ".commit"}
+			for _, n := range hidden {
+				if err := tt.fsys.Rename(ctx, ".hoodie/"+n, ".hoodie/hidden/"+n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x := gen.Inserts(1)
+			s2, err := behind.Write(ctx, OpInsert, tripsInput(x))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range hidden {
+				if err := tt.fsys.Rename(ctx, ".hoodie/hidden/"+n, ".hoodie/"+n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if s2.Instant >= h1.Instant {
+				t.Fatalf("instant %s is not before the watermark %s", s2.Instant, h1.Instant)
+			}
+			if archived {
+				archive(t, tt.fsys, s1.Instant)
+			}
+
+			res := tt.write(OpUpsert, tripsInput(gen.Updates(x, 1)))
+			if res.Updated != 1 {
+				t.Errorf("upsert of an existing key: inserted %d, updated %d", res.Inserted, res.Updated)
+			}
+			checkIndex(t, tt)
+
+			// Archiving the oldest commits, then catching up on a new one,
+			// replays it: the files of the table are not all read again.
+			_, view := tt.latest()
+			untouched := view.LatestSlices()[0].Path
+			if !archived {
+				archive(t, tt.fsys, s1.Instant)
+			}
+			archive(t, tt.fsys, s2.Instant)
+			if _, err := behind.Write(ctx, OpInsert, tripsInput(gen.Inserts(1))); err != nil {
+				t.Fatal(err)
+			}
+			counting := &openCountFS{FS: tt.fsys, opened: map[string]int{}}
+			tl, err := timeline.Load(ctx, counting)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx, err := index.Open(ctx, filepath.Join(tt.dir, ".hoodie", ".index"), index.Options{TableName: "trips", TableID: tt.dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idx.Close()
+			if err := SyncIndex(ctx, counting, tl, idx); err != nil {
+				t.Fatal(err)
+			}
+			if n := counting.opened[untouched]; n != 0 {
+				t.Errorf("the catch-up after archiving read %s, which no new commit wrote: it rebuilt the index", untouched)
+			}
 		})
 	}
 }

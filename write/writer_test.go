@@ -340,8 +340,8 @@ func TestWriteWithWrongIndexTagFails(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wm := idx.Watermark()
-			if err := idx.Rebuild(ctx, wm, func(yield func(string, index.Location) error) error {
+			wm, seen := idx.Watermark(), idx.Seen()
+			if err := idx.RebuildSeen(ctx, wm, seen, func(yield func(string, index.Location) error) error {
 				for _, f := range r1.Files {
 					keys, err := readRecordKeys(ctx, tt.fsys, f.Path)
 					if err != nil {
