@@ -27,6 +27,9 @@ type ChangeSet struct {
 	// put, and of two puts of a key the last wins.
 	Puts    []Put
 	Deletes []string
+	// Seen, stored with the new watermark, describes the completed write
+	// instants at or before it; nil records that they are not known.
+	Seen *Seen
 }
 
 // Apply records the changes of the completed instant and advances the
@@ -64,6 +67,7 @@ func (ix *Index) Apply(ctx context.Context, instant string, changes ChangeSet) e
 	} else {
 		err = ix.commit(ctx, changes, instant)
 	}
+
 	if err != nil {
 		ix.dict.rollback(n)
 		return ix.errorf("apply %s: %w", instant, err)
@@ -78,7 +82,7 @@ func (ix *Index) commit(ctx context.Context, changes ChangeSet, instant string) 
 	if err := ix.batchChanges(ctx, b, changes, instant); err != nil {
 		return err
 	}
-	return ix.publish(instant, func() error {
+	return ix.publish(instant, changes.Seen, func() error {
 		if err := b.Commit(pebble.Sync); err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
@@ -87,16 +91,16 @@ func (ix *Index) commit(ctx context.Context, changes ChangeSet, instant string) 
 }
 
 // publish calls write, which makes a writer's changes durable and visible in
-// Pebble, and on success publishes the watermark instant and the
-// dictionary that go with them. It holds stateMu exclusively meanwhile, so
+// Pebble, and on success publishes the watermark instant, its seen instants
+// and the dictionary that go with them. It holds stateMu exclusively meanwhile, so
 // that no reader sees the new records without the file groups they name.
-func (ix *Index) publish(instant string, write func() error) error {
+func (ix *Index) publish(instant string, seen *Seen, write func() error) error {
 	ix.stateMu.Lock()
 	defer ix.stateMu.Unlock()
 	if err := write(); err != nil {
 		return err
 	}
-	ix.watermark, ix.visible = instant, ix.dict.locs
+	ix.watermark, ix.seen, ix.visible = instant, seen, ix.dict.locs
 	return nil
 }
 
@@ -152,6 +156,9 @@ func (ix *Index) batchChanges(ctx context.Context, b *pebble.Batch, changes Chan
 		if err := b.Set(groupKey(uint32(id)), ix.dict.entry(uint32(id)), nil); err != nil {
 			return fmt.Errorf("file group %s: %w", ix.dict.locs[id], err)
 		}
+	}
+	if err := b.Set(metaSeen, changes.Seen.encode(), nil); err != nil {
+		return err
 	}
 	if err := b.Set(metaWatermark, []byte(instant), nil); err != nil {
 		return err

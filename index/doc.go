@@ -39,8 +39,11 @@
 // The metadata names are "format" (the format version, "2"; version 1
 // stored UUIDs as text under 'r', and its stores read as stale), "table"
 // (the table name and id given to Open), "watermark" (an instant, or empty
-// when the index contains no instant) and "rebuilding" (present only while
-// a rebuild is under way; its value is the instant being rebuilt to).
+// when the index contains no instant), "seen" (the Seen of the watermark:
+// the number of completed write instants at or before it, then the latest
+// of their times, comma-separated; empty or absent when not known) and
+// "rebuilding" (present only while a rebuild is under way; its value is the
+// instant being rebuilt to).
 //
 // # Values
 //
@@ -105,6 +108,14 @@
 // watermark to the snapshot's instant, older or newer. If the timeline loses
 // a completed instant the index contains (a rollback of a completed commit,
 // a restore), the index cannot undo it: the caller rebuilds.
+//
+// With the watermark, Apply and RebuildSeen store the caller's Seen: which
+// completed write instants at or before the watermark the index holds. A
+// commit whose instant time is earlier than the watermark but which
+// completed after it (a writer whose clock or time zone is behind, a long
+// write) is not among them; Seen.Missing finds it on the timeline, and the
+// caller rebuilds. Archiving, which removes the oldest instants, is told
+// apart from it by the count.
 //
 // # Crashes
 //

@@ -92,6 +92,7 @@ type Index struct {
 	closed    bool
 	stale     error      // nil when the index can be trusted; wraps ErrStale
 	watermark string     // meaningful when stale is nil
+	seen      *Seen      // of the watermark; nil when not known
 	visible   []Location // the committed prefix of dict.locs, indexed by id
 }
 
@@ -224,7 +225,15 @@ func (ix *Index) load() error {
 		ix.stale = ix.errorf("%w: %w", err, ErrStale)
 		return nil
 	}
-	ix.watermark, ix.dict, ix.visible = string(watermark), dict, dict.locs
+	seenData, err := ix.get(metaSeen)
+	if err != nil {
+		return err
+	}
+	seen, err := decodeSeen(seenData)
+	if err != nil {
+		seen = nil // not known: a caller that needs it rebuilds
+	}
+	ix.watermark, ix.seen, ix.dict, ix.visible = string(watermark), seen, dict, dict.locs
 	return nil
 }
 

@@ -31,6 +31,12 @@ type ScanFunc func(yield func(key string, loc Location) error) error
 // Keys must not be empty (ErrEmptyKey). If scan yields a key twice, the last
 // location wins; Verify reports such duplicates.
 func (ix *Index) Rebuild(ctx context.Context, watermark string, scan ScanFunc) error {
+	return ix.RebuildSeen(ctx, watermark, nil, scan)
+}
+
+// RebuildSeen is Rebuild that also records seen, the completed write
+// instants at or before watermark (see Seen).
+func (ix *Index) RebuildSeen(ctx context.Context, watermark string, seen *Seen, scan ScanFunc) error {
 	if err := ctx.Err(); err != nil {
 		return ix.errorf("rebuild: %w", err)
 	}
@@ -72,12 +78,15 @@ func (ix *Index) Rebuild(ctx context.Context, watermark string, scan ScanFunc) e
 	if err := ix.setMeta(b, watermark, nil); err != nil {
 		return err
 	}
+	if err := b.Set(metaSeen, seen.encode(), nil); err != nil {
+		return ix.errorf("rebuild: finish: %w", err)
+	}
 	ix.stateMu.Lock()
 	defer ix.stateMu.Unlock()
 	if err := b.Commit(pebble.Sync); err != nil {
 		return ix.errorf("rebuild: finish: %w", err)
 	}
-	ix.stale, ix.watermark, ix.visible = nil, watermark, ix.dict.locs
+	ix.stale, ix.watermark, ix.seen, ix.visible = nil, watermark, seen, ix.dict.locs
 	return nil
 }
 

@@ -198,6 +198,12 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 	return v, nil
 }
 
+// ListPartitions returns the table's partitions, sorted, found by listing as
+// LoadView finds them ("" for a non-partitioned table).
+func ListPartitions(ctx context.Context, fsys storage.FS) ([]string, error) {
+	return listPartitions(ctx, fsys)
+}
+
 // listPartitions finds the table's partitions: the folders holding a
 // partition metadata file (in any of Hudi's formats), searched from the base
 // path without descending into a partition or the metadata folder, as Hudi

@@ -1,6 +1,7 @@
 package write
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,9 @@ type commit struct {
 	instant timeline.Instant
 	results []taskResult
 	meta    *timeline.CommitMetadata
+	// completeErr is the error Complete reported although the completed
+	// file was made: the commit stands, and finish reports it as a warning.
+	completeErr error
 }
 
 // run writes the data and completes the instant. On any failure it rolls
@@ -51,9 +55,13 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 	if err != nil {
 		return err
 	}
-	if c.instant, err = timeline.TransitionToInflight(ctx, w.fsys, requested, profileJSON); err != nil {
+	// c.instant moves on only once the inflight file exists: on failure it
+	// stays the requested instant, which the deferred rollback removes.
+	inflight, err := timeline.TransitionToInflight(ctx, w.fsys, requested, profileJSON)
+	if err != nil {
 		return fmt.Errorf("start commit %s: %w", requested.Time, err)
 	}
+	c.instant = inflight
 	env, err := c.taskEnv()
 	if err != nil {
 		return err
@@ -99,9 +107,26 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 		return err
 	}
 	if _, err := timeline.Complete(ctx, w.fsys, c.instant, data); err != nil {
-		return fmt.Errorf("complete commit %s: %w", c.instant.Time, err)
+		// The error may come after the completed file was made (a folder
+		// sync, a lost acknowledgement): then the commit stands, and must
+		// be finished, not rolled back.
+		if !c.completedDespite(ctx, data) {
+			return fmt.Errorf("complete commit %s: %w", c.instant.Time, err)
+		}
+		c.completeErr = err
 	}
 	return nil
+}
+
+// completedDespite reports whether the instant's completed file exists and
+// holds data, although Complete reported an error.
+func (c *commit) completedDespite(ctx context.Context, data []byte) bool {
+	done, err := timeline.Instant{Time: c.instant.Time, Action: c.instant.Action, State: timeline.StateCompleted}.Path()
+	if err != nil {
+		return false
+	}
+	got, err := c.w.fsys.ReadFile(ctx, done)
+	return err == nil && bytes.Equal(got, data)
 }
 
 func (c *commit) taskEnv() (*taskEnv, error) {
@@ -234,6 +259,9 @@ func (c *commit) finish(ctx context.Context, idx *index.Index, res *Result) {
 			res.Warnings = append(res.Warnings, fmt.Errorf("commit %s is complete, but %s failed (the next write repairs it): %w", c.instant.Time, what, err))
 		}
 	}
+	if c.completeErr != nil {
+		res.Warnings = append(res.Warnings, fmt.Errorf("commit %s is complete (its completed file is in place), although completing it reported: %w", c.instant.Time, c.completeErr))
+	}
 	warn("removing its markers", w.fsys.RemoveAll(ctx, markerFolder(c.instant.Time)))
 	var changes index.ChangeSet
 	var puts, dels int
@@ -246,6 +274,9 @@ func (c *commit) finish(ctx context.Context, idx *index.Index, res *Result) {
 		changes.Puts = append(changes.Puts, r.puts...)
 		res.Files = append(res.Files, r.slice)
 	}
+	// The index was caught up on c.tl's commits: with this one, they are
+	// the completed writes at or before it that it holds.
+	changes.Seen = seenAt(c.tl.CompletedCommits().Before(c.instant.Time), c.instant.Time, c.instant.Time)
 	warn("updating the record index", idx.Apply(ctx, c.instant.Time, changes))
 	if w.cfg.CreateSchema == "" {
 		if s, err := c.schema.MarshalJSON(); err == nil {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -233,5 +234,125 @@ func killedWriterChild() {
 		if _, err := w.Write(context.Background(), OpUpsert, in); err != nil {
 			os.Exit(3)
 		}
+	}
+}
+
+// errAfterCreate is what failCreateFS reports.
+var errAfterCreate = errors.New("sync folder .hoodie: input/output error")
+
+// failCreateFS fails CreateIfAbsent of the files whose names end with suffix:
+// before creating them, or, with after, once they are created, as a file
+// system does when the create succeeded but its acknowledgement, or the
+// folder sync after it, failed.
+type failCreateFS struct {
+	storage.FS
+	suffix string
+	after  bool
+}
+
+func (f failCreateFS) CreateIfAbsent(ctx context.Context, name string, data []byte) error {
+	if !strings.HasSuffix(name, f.suffix) {
+		return f.FS.CreateIfAbsent(ctx, name, data)
+	}
+	if f.after {
+		if err := f.FS.CreateIfAbsent(ctx, name, data); err != nil {
+			return err
+		}
+	}
+	return errAfterCreate
+}
+
+func (f failCreateFS) TryLock(ctx context.Context, name string) (func() error, error) {
+	return f.FS.(storage.Locker).TryLock(ctx, name)
+}
+
+// TestWriteCompleteFailsAfterCommitPoint has the creation of the completed
+// commit file succeed and then report an error. The commit stands: the write
+// must keep its files, report success with a warning, and leave the index
+// and the next write working.
+func TestWriteCompleteFailsAfterCommitPoint(t *testing.T) {
+	ctx := context.Background()
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	gen := trips.NewGenerator(13)
+	initial := gen.Inserts(30)
+	tt.write(OpInsert, tripsInput(initial))
+
+	fsys := failCreateFS{FS: tt.fsys, suffix: ".commit", after: true}
+	w := newTestWriter(fsys, tt.dir, Settings{})
+	res, err := w.Write(ctx, OpUpsert, tripsInput(gen.Updates(initial, 10)))
+	if err != nil {
+		t.Fatalf("write whose commit file was made: %v", err)
+	}
+	if len(res.Warnings) != 1 || !errors.Is(res.Warnings[0], errAfterCreate) {
+		t.Errorf("warnings %v, want the error of completing", res.Warnings)
+	}
+	tl, _ := tt.latest()
+	last, _ := tl.CompletedCommits().Last()
+	if last.Time != res.Instant {
+		t.Fatalf("latest commit %s, want %s", last.Time, res.Instant)
+	}
+	meta, err := tl.ReadCommitMetadata(ctx, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range meta.WrittenPaths() {
+		if _, err := tt.fsys.Stat(ctx, p); err != nil {
+			t.Errorf("completed commit %s lists %s, which is gone: %v", last.Time, p, err)
+		}
+	}
+	if entries, _ := tt.fsys.ReadDir(ctx, storage.TempFolder); len(entries) != 0 {
+		t.Errorf("markers left: %v", entries)
+	}
+	checkIndex(t, tt)
+	tt.write(OpUpsert, tripsInput(gen.Updates(initial, 1)))
+}
+
+// TestRollbackPendingKeepsCompletedInstant asks for the rollback of a
+// completed instant whose markers are still there (as a writer that died
+// after its commit point leaves them): nothing may be deleted.
+func TestRollbackPendingKeepsCompletedInstant(t *testing.T) {
+	ctx := context.Background()
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	res := tt.write(OpInsert, tripsInput(trips.NewGenerator(15).Inserts(30)))
+	for _, f := range res.Files {
+		if err := createMarker(ctx, tt.fsys, res.Instant, f.Path, markerCreate); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := timeline.Instant{Time: res.Instant, Action: timeline.ActionCommit, State: timeline.StateInflight}
+	if err := rollbackPending(ctx, tt.fsys, in); !errors.Is(err, timeline.ErrInstantCompleted) {
+		t.Errorf("rollback of a completed instant: %v, want ErrInstantCompleted", err)
+	}
+	for _, f := range res.Files {
+		if _, err := tt.fsys.Stat(ctx, f.Path); err != nil {
+			t.Errorf("file %s of the completed instant: %v", f.Path, err)
+		}
+	}
+	tl, _ := tt.latest()
+	if !tl.Contains(res.Instant) {
+		t.Errorf("instant %s is gone from the timeline", res.Instant)
+	}
+}
+
+// TestWriteInflightFailureRollsBack fails the move of a write to inflight
+// and checks that the write's own rollback removes its requested instant.
+func TestWriteInflightFailureRollsBack(t *testing.T) {
+	ctx := context.Background()
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	gen := trips.NewGenerator(16)
+	initial := gen.Inserts(30)
+	tt.write(OpInsert, tripsInput(initial))
+
+	w := newTestWriter(failCreateFS{FS: tt.fsys, suffix: ".inflight"}, tt.dir, Settings{})
+	_, err := w.Write(ctx, OpUpsert, tripsInput(gen.Updates(initial, 10)))
+	if !errors.Is(err, errAfterCreate) {
+		t.Fatalf("write: %v, want the injected error", err)
+	}
+	if strings.Contains(err.Error(), "rolled back") {
+		t.Errorf("the failed write was not rolled back: %v", err)
+	}
+	tl, _ := tt.latest()
+	if p := tl.Pending(); p.Len() != 0 {
+		t.Errorf("pending instants left: %v", p.Instants())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strconv"
 
 	"github.com/parquet-go/parquet-go"
@@ -132,6 +133,9 @@ func (m *merger) run(ctx context.Context) error {
 	m.puts = make([]index.Put, 0, len(m.task.inserts))
 	if m.prev != nil {
 		if err := m.mergeExisting(ctx); err != nil {
+			return err
+		}
+		if err := m.checkWorkMet(); err != nil {
 			return err
 		}
 	}
@@ -323,6 +327,7 @@ func (m *merger) writeStored(key []byte, stored []any) error {
 // apply merges an incoming record with the stored one it names; keepStored
 // writes the stored record unchanged, when it wins.
 func (m *merger) apply(in *record, moved bool, stored []any, keepStored func() error) error {
+	in.met = true
 	storedRow := stored[len(stored)-len(m.env.schema.Fields):] // without the meta fields, if any
 	switch m.env.op {
 	case OpDelete:
@@ -369,6 +374,32 @@ func (m *merger) apply(in *record, moved bool, stored []any, keepStored func() e
 	}
 	m.updates++
 	return m.writeRecord(in)
+}
+
+// checkWorkMet fails if the plan gave the file group work for a key that its
+// previous version does not hold. The index tagged the key to this group
+// wrongly, so the key may live in another group: updating it here, inserting
+// it or skipping it could each lose or duplicate the user's record, and the
+// write stops instead (and is rolled back).
+func (m *merger) checkWorkMet() error {
+	work := m.task.work
+	if work == nil {
+		return nil
+	}
+	var missing []string
+	for _, byKey := range []map[string]*record{work.updates, work.movedOut} {
+		for k, r := range byKey {
+			if !r.met {
+				missing = append(missing, k)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	slices.Sort(missing)
+	return fmt.Errorf("the record index places %d key(s) in file group %s, whose latest file %s does not hold them (first: %q): the index is out of date, and nothing was written; rebuild it (hoodiectl index rebuild) and write again",
+		len(missing), m.task.fileID, m.task.prev.Path, missing[0])
 }
 
 // storedKey returns the record key of a stored row: its _hoodie_record_key,

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -34,8 +36,10 @@ func (w *Writer) openIndex(ctx context.Context, tl *timeline.Timeline) (*index.I
 
 // SyncIndex brings idx up to the latest completed commit of tl. Commits
 // after its watermark, whoever wrote them (Spark included), are replayed from
-// the files they wrote; an index that is stale, or whose watermark the
-// timeline no longer holds, is rebuilt from the latest snapshot.
+// the files they wrote. The index is rebuilt from the latest snapshot
+// instead when it is stale, when the timeline no longer holds its watermark,
+// when a commit at or before the watermark completed after the index reached
+// it (see index.Seen), and when files the replay needs may be gone.
 func SyncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx *index.Index) error {
 	commits := tl.CompletedCommits()
 	last, ok := commits.Last()
@@ -46,12 +50,78 @@ func SyncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx 
 		return nil
 	}
 	wm := idx.Watermark()
-	if idx.Stale() != nil || (wm != "" && !commits.Contains(wm)) || wm > last.Time {
+	if idx.Stale() != nil || (wm != "" && !commits.Contains(wm)) || wm > last.Time || (wm != "" && missedCommits(commits, wm, idx.Seen())) {
 		return RebuildIndex(ctx, fsys, tl, idx)
 	}
 	if wm == last.Time {
 		return nil
 	}
+	if wm != "" && removedFilesAfter(tl, wm) {
+		// The replay starts from the file groups as of wm, listed from the
+		// files that exist now: a group whose slice was cleaned since would
+		// be missing, and the keys later commits took out of it would stay
+		// in the index.
+		return RebuildIndex(ctx, fsys, tl, idx)
+	}
+	err := replayCommits(ctx, fsys, tl, idx, wm)
+	if errors.Is(err, errReplayGap) || errors.Is(err, fs.ErrNotExist) {
+		// A file the replay needs is gone (cleaned, with its clean instant
+		// archived, or removed by hand): only the latest snapshot can tell
+		// where the keys are.
+		return RebuildIndex(ctx, fsys, tl, idx)
+	}
+	return err
+}
+
+// missedCommits reports whether commits, the completed writes of the active
+// timeline, hold one at or before the watermark wm that seen, recorded with
+// it, does not: its changes are not in the index and no replay (which starts
+// after wm) will add them. A nil seen (an index from before it was
+// recorded) counts as missing.
+func missedCommits(commits *timeline.Timeline, wm string, seen *index.Seen) bool {
+	if seen == nil {
+		return true
+	}
+	var times []string
+	for _, in := range commits.AtOrBefore(wm).Instants() {
+		times = append(times, in.Time)
+	}
+	return seen.Missing(times)
+}
+
+// seenAt returns the index.Seen of an index whose watermark is wm, which
+// holds the changes of every completed write of commits at or before it,
+// and of more, the times of completed writes not (yet) on commits, in order
+// and later than those.
+func seenAt(commits *timeline.Timeline, wm string, more ...string) *index.Seen {
+	var times []string
+	for _, in := range commits.AtOrBefore(wm).Instants() {
+		times = append(times, in.Time)
+	}
+	times = append(times, more...)
+	return &index.Seen{Count: len(times), Latest: slices.Clone(times[max(0, len(times)-index.MaxSeenLatest):])}
+}
+
+// removedFilesAfter reports whether a completed clean, rollback or restore,
+// the actions that delete data files, is later than wm.
+func removedFilesAfter(tl *timeline.Timeline, wm string) bool {
+	for _, in := range tl.Completed().After(wm).Instants() {
+		switch in.Action {
+		case timeline.ActionClean, timeline.ActionRollback, timeline.ActionRestore:
+			return true
+		}
+	}
+	return false
+}
+
+// errReplayGap reports that a commit after the watermark rewrote a file
+// group that the view as of the watermark does not have: its earlier slice
+// is gone, and what the commit removed from the group cannot be known.
+var errReplayGap = errors.New("a file group's previous slice is missing")
+
+// replayCommits applies to idx, one commit at a time, the changes of the
+// completed commits after wm, derived from the files they wrote.
+func replayCommits(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx *index.Index, wm string) error {
 	var base *read.View
 	var err error
 	if wm == "" {
@@ -63,11 +133,12 @@ func SyncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx 
 	for _, s := range base.LatestSlices() {
 		latest[groupKey(s.Partition, s.FileID)] = s.Path
 	}
-	for _, in := range commits.After(wm).Instants() {
+	for _, in := range tl.CompletedCommits().After(wm).Instants() {
 		changes, err := commitChanges(ctx, fsys, tl, in, latest)
 		if err != nil {
 			return fmt.Errorf("catch the record index up on commit %s: %w", in.Time, err)
 		}
+		changes.Seen = seenAt(tl.CompletedCommits(), in.Time)
 		if err := idx.Apply(ctx, in.Time, changes); err != nil {
 			return err
 		}
@@ -120,6 +191,9 @@ func commitChanges(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, 
 			continue
 		}
 		k := groupKey(ws.PartitionPath, ws.FileID)
+		if _, ok := latest[k]; !ok && ws.PrevCommit != "" && ws.PrevCommit != timeline.NullCommit {
+			return changes, fmt.Errorf("%s (file group %s, previous commit %s): %w", ws.Path, ws.FileID, ws.PrevCommit, errReplayGap)
+		}
 		if err := dropGroup(k); err != nil {
 			return changes, err
 		}
@@ -142,7 +216,7 @@ func RebuildIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, i
 	if err != nil {
 		return err
 	}
-	return idx.Rebuild(ctx, view.AsOf(), snapshotKeys(ctx, fsys, view))
+	return idx.RebuildSeen(ctx, view.AsOf(), seenAt(tl.CompletedCommits(), view.AsOf()), snapshotKeys(ctx, fsys, view))
 }
 
 // VerifyIndex compares idx with the record keys of the latest snapshot.

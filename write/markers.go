@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
@@ -18,6 +19,18 @@ import (
 const (
 	markerCreate = ".marker.CREATE"
 	markerMerge  = ".marker.MERGE"
+)
+
+// markerSuffixes are the suffixes of every marker name, a log file's
+// (APPEND) included.
+var markerSuffixes = []string{markerCreate, markerMerge, ".marker.APPEND"}
+
+// Timeline-server-based markers, Hudi's default marker type (MarkerUtils):
+// the marker folder holds MARKERS.type and files MARKERS0, MARKERS1...,
+// each listing marker names ("partition/file.marker.MERGE") one a line.
+const (
+	markersFilePrefix = "MARKERS"
+	markersTypeFile   = "MARKERS.type"
 )
 
 // markerFolder is where an instant's markers live.
@@ -35,9 +48,18 @@ func createMarker(ctx context.Context, fsys storage.FS, instant, dataPath, suffi
 	return nil
 }
 
-// markedFiles lists the data files the markers of instant name.
+// markedFiles lists the data files the markers of instant name: direct
+// markers, one file each, and the marker names listed in the MARKERS<n>
+// files of timeline-server-based markers.
 func markedFiles(ctx context.Context, fsys storage.FS, instant string) ([]string, error) {
 	var out []string
+	addMarker := func(name string) {
+		for _, suffix := range markerSuffixes {
+			if data, ok := strings.CutSuffix(name, suffix); ok {
+				out = append(out, data)
+			}
+		}
+	}
 	var walk func(dir, rel string) error
 	walk = func(dir, rel string) error {
 		entries, err := fsys.ReadDir(ctx, dir)
@@ -55,26 +77,86 @@ func markedFiles(ctx context.Context, fsys storage.FS, instant string) ([]string
 				}
 				continue
 			}
-			for _, suffix := range []string{markerCreate, markerMerge, ".marker.APPEND"} {
-				if data, ok := strings.CutSuffix(childRel, suffix); ok {
-					out = append(out, data)
+			if rel == "" && strings.HasPrefix(e.Name, markersFilePrefix) && e.Name != markersTypeFile {
+				data, err := fsys.ReadFile(ctx, dir+"/"+e.Name)
+				if err != nil {
+					return fmt.Errorf("read markers %s/%s: %w", dir, e.Name, err)
 				}
+				for _, line := range strings.Split(string(data), "\n") {
+					addMarker(strings.TrimSpace(line))
+				}
+				continue
 			}
+			addMarker(childRel)
 		}
 		return nil
 	}
 	return out, walk(markerFolder(instant), "")
 }
 
+// filesOfInstant lists the base files, in every partition, whose names carry
+// instant's time: what a write at instant can have made. Hudi's listing-based
+// rollback deletes these when a failed write left no markers.
+func filesOfInstant(ctx context.Context, fsys storage.FS, instant string) ([]string, error) {
+	partitions, err := read.ListPartitions(ctx, fsys)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, part := range partitions {
+		dir := part
+		if dir == "" {
+			dir = "."
+		}
+		entries, err := fsys.ReadDir(ctx, dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list partition %q: %w", part, err)
+		}
+		for _, e := range entries {
+			if e.IsDir {
+				continue
+			}
+			if name, err := storage.ParseBaseFileName(e.Name); err == nil && name.InstantTime == instant {
+				out = append(out, path.Join(part, e.Name))
+			}
+		}
+	}
+	return out, nil
+}
+
 // rollbackPending undoes a write that never completed: it deletes the data
-// files its markers name, then its markers, then its instant files (inflight
-// before requested). Each step is idempotent and the instant stays pending
+// files its markers name (or, when it has no markers, the base files whose
+// names carry its instant time, in every partition), then its markers, then
+// its instant files (inflight before requested). Each step is idempotent and the instant stays pending
 // until its last file goes, so a rollback that dies half way is finished by
-// the next one.
+// the next one. An instant whose completed file exists is not pending: its
+// files are the table's, and rollbackPending deletes nothing and fails with
+// timeline.ErrInstantCompleted.
 func rollbackPending(ctx context.Context, fsys storage.FS, in timeline.Instant) error {
+	donePath, err := timeline.Instant{Time: in.Time, Action: in.Action, State: timeline.StateCompleted}.Path()
+	if err != nil {
+		return fmt.Errorf("roll back %s: %w", in, err)
+	}
+	done, err := storage.Exists(ctx, fsys, donePath)
+	if err != nil {
+		return fmt.Errorf("roll back %s: %w", in, err)
+	}
+	if done {
+		return fmt.Errorf("roll back %s: %s exists, so its files are committed and are kept: %w", in, donePath, timeline.ErrInstantCompleted)
+	}
 	files, err := markedFiles(ctx, fsys, in.Time)
 	if err != nil {
 		return fmt.Errorf("roll back %s: %w", in, err)
+	}
+	if len(files) == 0 {
+		// No markers (a writer that keeps them elsewhere, or died before
+		// its first): delete by listing, as Hudi's rollback then does.
+		if files, err = filesOfInstant(ctx, fsys, in.Time); err != nil {
+			return fmt.Errorf("roll back %s: %w", in, err)
+		}
 	}
 	for _, f := range files {
 		if err := fsys.Remove(ctx, f); err != nil && !errors.Is(err, fs.ErrNotExist) {

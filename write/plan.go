@@ -28,6 +28,9 @@ type record struct {
 	// conditionalMove marks an upsert that moves its key to another
 	// partition only if it wins the event-time merge.
 	conditionalMove bool
+	// met is set when the merge of the file group the record was tagged to
+	// meets the stored record of its key.
+	met bool
 }
 
 // groupWork is what one existing file group gets in a write.

@@ -9,7 +9,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
 )
 
@@ -306,6 +308,73 @@ func TestMistypedValueNamesInputRecord(t *testing.T) {
 				t.Errorf("%d completed commits after the failed write, want %d", got, want)
 			}
 			tt.write(tc.op, tripsInput(tc.ts))
+		})
+	}
+}
+
+// TestWriteWithWrongIndexTagFails points the index at the wrong file group
+// for a key and checks that an upsert, a delete or a soft delete of the key
+// fails, telling the user to rebuild the index, and writes nothing, instead
+// of committing without the record.
+func TestWriteWithWrongIndexTagFails(t *testing.T) {
+	ctx := context.Background()
+	for _, op := range []Operation{OpUpsert, OpDelete, OpSoftDelete} {
+		t.Run(op.String(), func(t *testing.T) {
+			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			initial := trips.NewGenerator(21).Inserts(30)
+			r1 := tt.write(OpInsert, tripsInput(initial))
+			victim := initial[0]
+			home := groupOf(t, tt, victim.UUID)
+			var wrong read.FileSlice
+			for _, f := range r1.Files {
+				if f.FileID != home.FileID {
+					wrong = f
+				}
+			}
+			if wrong.FileID == "" {
+				t.Fatal("the insert wrote one file group only")
+			}
+			// Move the key to the wrong group in the index, at the same
+			// watermark (as a replay that missed a change would leave it).
+			idx, err := index.Open(ctx, filepath.Join(tt.dir, ".hoodie", ".index"), index.Options{TableName: "trips", TableID: tt.dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wm, seen := idx.Watermark(), idx.Seen()
+			if err := idx.RebuildSeen(ctx, wm, seen, func(yield func(string, index.Location) error) error {
+				for _, f := range r1.Files {
+					keys, err := readRecordKeys(ctx, tt.fsys, f.Path)
+					if err != nil {
+						return err
+					}
+					for _, k := range keys {
+						loc := index.Location{PartitionPath: f.Partition, FileID: f.FileID}
+						if k == victim.UUID {
+							loc = index.Location{PartitionPath: wrong.Partition, FileID: wrong.FileID}
+						}
+						if err := yield(k, loc); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			idx.Close()
+			before := dataOf(snapshot(t, tt.fsys, ""))
+
+			in := []trips.Trip{victim}
+			if op == OpUpsert {
+				in = trips.NewGenerator(22).Updates(in, 1)
+			}
+			res, err := tt.w.Write(ctx, op, tripsInput(in))
+			if err == nil || !strings.Contains(err.Error(), "hoodiectl index rebuild") {
+				t.Fatalf("%s of a key the index misplaces: %+v, %v; want an error that says to rebuild the index", op, res, err)
+			}
+			if got := dataOf(snapshot(t, tt.fsys, "")); !equalData(got, before) {
+				t.Error("the failed write changed the table")
+			}
 		})
 	}
 }

@@ -1,0 +1,275 @@
+package write
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/index"
+	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/read"
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
+)
+
+// otherWriter is a writer with a record index of its own, standing in for
+// another engine (Spark) writing the same table: its commits are plain Hudi
+// commits that the test table's index must catch up on.
+func otherWriter(t *testing.T, tt *testTable, settings Settings) *Writer {
+	t.Helper()
+	if settings.MaxFileSize == 0 {
+		settings = DefaultSettings()
+	}
+	d := t.TempDir()
+	return NewWriter(tt.fsys, Options{Settings: settings, IndexDir: d, TableID: tt.dir})
+}
+
+// completeInstant puts a completed instant of action on the timeline, as
+// Hudi's cleaner or rollback does (the plans are not real Avro: nothing here
+// reads them).
+func completeInstant(t *testing.T, fsys storage.FS, action timeline.Action) {
+	t.Helper()
+	ctx := context.Background()
+	req, err := timeline.CreateRequested(ctx, fsys, nil, action, []byte("avro plan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf, err := timeline.TransitionToInflight(ctx, fsys, req, []byte("avro plan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := timeline.Complete(ctx, fsys, inf, []byte("avro metadata")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// groupOf returns the latest view's file group that holds key.
+func groupOf(t *testing.T, tt *testTable, key string) *read.FileGroup {
+	t.Helper()
+	_, view := tt.latest()
+	for _, g := range view.FileGroups() {
+		keys, err := readRecordKeys(context.Background(), tt.fsys, g.Latest().Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			if k == key {
+				return g
+			}
+		}
+	}
+	t.Fatalf("no file group holds %s", key)
+	return nil
+}
+
+// checkIndex checks that the test table's index, as the last write left it,
+// matches the latest snapshot.
+func checkIndex(t *testing.T, tt *testTable) {
+	t.Helper()
+	ctx := context.Background()
+	idx, err := index.Open(ctx, filepath.Join(tt.dir, ".hoodie", ".index"), index.Options{TableName: "trips", TableID: tt.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	tl, _ := tt.latest()
+	report, err := VerifyIndex(ctx, tt.fsys, tl, idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !report.OK() {
+		t.Errorf("the index differs from the table: %+v", report)
+	}
+}
+
+// TestSyncIndexAfterFilesRemoved has another writer delete a key after the
+// index's watermark and then has file slices removed, as Hudi's cleaner does,
+// with or without the clean instant still on the active timeline. The
+// catch-up must not replay from a view that lacks the removed slices: an
+// upsert of the deleted key must bring it back, and the index must match the
+// table.
+func TestSyncIndexAfterFilesRemoved(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		// remove takes files away after the other writer deleted the
+		// first of initial from g, rewriting it.
+		remove func(t *testing.T, tt *testTable, other *Writer, g *read.FileGroup, initial []trips.Trip)
+	}{
+		{"slice at watermark cleaned, clean instant active", func(t *testing.T, tt *testTable, _ *Writer, g *read.FileGroup, _ []trips.Trip) {
+			if err := tt.fsys.Remove(ctx, g.Slices[0].Path); err != nil {
+				t.Fatal(err)
+			}
+			completeInstant(t, tt.fsys, timeline.ActionClean)
+		}},
+		{"slice at watermark cleaned, clean instant archived", func(t *testing.T, tt *testTable, _ *Writer, g *read.FileGroup, _ []trips.Trip) {
+			if err := tt.fsys.Remove(ctx, g.Slices[0].Path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"slice after watermark cleaned, clean instant archived", func(t *testing.T, tt *testTable, other *Writer, g *read.FileGroup, initial []trips.Trip) {
+			// Another rewrite of the group supersedes the slice of the delete,
+			// which is then removed.
+			keys, err := readRecordKeys(ctx, tt.fsys, g.Latest().Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kept []trips.Trip
+			for _, tr := range initial {
+				if tr.UUID == keys[0] {
+					kept = append(kept, tr)
+				}
+			}
+			if _, err := other.Write(ctx, OpUpsert, tripsInput(trips.NewGenerator(99).Updates(kept, 1))); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.fsys.Remove(ctx, g.Latest().Path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			initial := trips.NewGenerator(11).Inserts(30)
+			tt.write(OpInsert, tripsInput(initial)) // the index's watermark
+			victim := initial[0]
+			other := otherWriter(t, tt, Settings{})
+			if r, err := other.Write(ctx, OpDelete, tripsInput([]trips.Trip{victim})); err != nil || r.Deleted != 1 {
+				t.Fatalf("delete: %+v %v", r, err)
+			}
+			var g *read.FileGroup
+			_, view := tt.latest()
+			for _, fg := range view.FileGroups() {
+				if len(fg.Slices) == 2 {
+					g = fg
+				}
+			}
+			if g == nil {
+				t.Fatal("no rewritten file group")
+			}
+			tc.remove(t, tt, other, g, initial)
+
+			res := tt.write(OpUpsert, tripsInput([]trips.Trip{victim}))
+			if res.Inserted != 1 {
+				t.Errorf("upsert of the deleted key: inserted %d, updated %d", res.Inserted, res.Updated)
+			}
+			if _, ok := snapshot(t, tt.fsys, "")[victim.UUID]; !ok {
+				t.Errorf("the upsert of %s committed, but the record is not in the table", victim.UUID)
+			}
+			checkIndex(t, tt)
+		})
+	}
+}
+
+// openCountFS counts the opens of each file.
+type openCountFS struct {
+	storage.FS
+	mu     sync.Mutex
+	opened map[string]int
+}
+
+func (f *openCountFS) Open(ctx context.Context, name string) (storage.File, error) {
+	f.mu.Lock()
+	f.opened[name]++
+	f.mu.Unlock()
+	return f.FS.Open(ctx, name)
+}
+
+// archive moves the files of a completed commit to the archive folder, as
+// Hudi's archiver takes instants off the active timeline.
+func archive(t *testing.T, fsys storage.FS, instant string) {
+	t.Helper()
+	for _, name := range []string{instant + ".commit.requested", instant + ".inflight", instant + ".commit"} {
+		if err := fsys.Rename(context.Background(), ".hoodie/"+name, ".hoodie/archived/"+name); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSyncIndexCommitBeforeWatermark has another writer, whose clock is
+// hours behind (Spark writing local instant times west of Greenwich),
+// complete a commit whose instant time is earlier than the index's
+// watermark. The catch-up must notice it, with or without commits archived
+// meanwhile, so that an upsert of its key updates it; and archiving alone
+// must not make the catch-up rebuild the index.
+func TestSyncIndexCommitBeforeWatermark(t *testing.T) {
+	ctx := context.Background()
+	for _, archived := range []bool{false, true} {
+		t.Run(fmt.Sprintf("archived=%v", archived), func(t *testing.T) {
+			settings := DefaultSettings()
+			settings.SmallFileLimit = 0 // every insert makes new file groups
+			tt := newTripsTable(t, storage.MergeEventTime, settings)
+			gen := trips.NewGenerator(14)
+			behind := NewWriter(tt.fsys, Options{Settings: settings, IndexDir: t.TempDir(), TableID: tt.dir,
+				Clock: func() time.Time { return time.Now().Add(-5 * time.Hour) }})
+			s1, err := behind.Write(ctx, OpInsert, tripsInput(gen.Inserts(10)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h1 := tt.write(OpInsert, tripsInput(gen.Inserts(10))) // the watermark
+
+			// The other writer picks its time without looking at the
+			// timeline, as Spark does: hide h1 from its generator.
+			hidden := []string{h1.Instant + ".commit.requested", h1.Instant + ".inflight", h1.Instant + ".commit"}
+			for _, n := range hidden {
+				if err := tt.fsys.Rename(ctx, ".hoodie/"+n, ".hoodie/hidden/"+n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x := gen.Inserts(1)
+			s2, err := behind.Write(ctx, OpInsert, tripsInput(x))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range hidden {
+				if err := tt.fsys.Rename(ctx, ".hoodie/hidden/"+n, ".hoodie/"+n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if s2.Instant >= h1.Instant {
+				t.Fatalf("instant %s is not before the watermark %s", s2.Instant, h1.Instant)
+			}
+			if archived {
+				archive(t, tt.fsys, s1.Instant)
+			}
+
+			res := tt.write(OpUpsert, tripsInput(gen.Updates(x, 1)))
+			if res.Updated != 1 {
+				t.Errorf("upsert of an existing key: inserted %d, updated %d", res.Inserted, res.Updated)
+			}
+			checkIndex(t, tt)
+
+			// Archiving the oldest commits, then catching up on a new one,
+			// replays it: the files of the table are not all read again.
+			_, view := tt.latest()
+			untouched := view.LatestSlices()[0].Path
+			if !archived {
+				archive(t, tt.fsys, s1.Instant)
+			}
+			archive(t, tt.fsys, s2.Instant)
+			if _, err := behind.Write(ctx, OpInsert, tripsInput(gen.Inserts(1))); err != nil {
+				t.Fatal(err)
+			}
+			counting := &openCountFS{FS: tt.fsys, opened: map[string]int{}}
+			tl, err := timeline.Load(ctx, counting)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx, err := index.Open(ctx, filepath.Join(tt.dir, ".hoodie", ".index"), index.Options{TableName: "trips", TableID: tt.dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer idx.Close()
+			if err := SyncIndex(ctx, counting, tl, idx); err != nil {
+				t.Fatal(err)
+			}
+			if n := counting.opened[untouched]; n != 0 {
+				t.Errorf("the catch-up after archiving read %s, which no new commit wrote: it rebuilt the index", untouched)
+			}
+		})
+	}
+}

@@ -1,0 +1,121 @@
+package write
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// TestRollbackOfDeadSparkWrite leaves a write pending as a Spark writer that
+// died does, with its markers of the kind Spark writes, and checks that the
+// next write deletes its data files: none of its records may be read once
+// the commits before it are archived (a base file older than the active
+// timeline reads as committed).
+func TestRollbackOfDeadSparkWrite(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		// markers makes the markers of the dead write's files.
+		markers func(t *testing.T, fsys storage.FS, instant string, files []string)
+	}{
+		{"timeline-server-based markers", func(t *testing.T, fsys storage.FS, instant string, files []string) {
+			dir := markerFolder(instant)
+			if err := fsys.CreateIfAbsent(ctx, dir+"/"+markersTypeFile, []byte("TIMELINE_SERVER_BASED")); err != nil {
+				t.Fatal(err)
+			}
+			// Spark spreads the names over several MARKERS<n> files.
+			for i, f := range files {
+				name := dir + "/" + markersFilePrefix + string(rune('0'+i%2))
+				old, _ := fsys.ReadFile(ctx, name)
+				if err := fsys.WriteFile(ctx, name, append(old, f+markerMerge+"\n"...)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+		{"no markers", func(*testing.T, storage.FS, string, []string) {}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			gen := trips.NewGenerator(12)
+			initial := gen.Inserts(30)
+			r1 := tt.write(OpInsert, tripsInput(initial))
+
+			// The dead upsert: a committed write whose completed file and
+			// markers are taken away, and whose markers are then made as
+			// Spark makes them.
+			updates := gen.Updates(initial, 10)
+			r2, err := otherWriter(t, tt, Settings{}).Write(ctx, OpUpsert, tripsInput(updates))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.fsys.Remove(ctx, ".hoodie/"+r2.Instant+".commit"); err != nil {
+				t.Fatal(err)
+			}
+			var files []string
+			for _, f := range r2.Files {
+				files = append(files, f.Path)
+			}
+			tc.markers(t, tt.fsys, r2.Instant, files)
+
+			tt.write(OpInsert, tripsInput(gen.Inserts(1)))
+			for _, f := range files {
+				if _, err := tt.fsys.Stat(ctx, f); err == nil {
+					t.Errorf("data file %s of the rolled-back instant %s is still there", f, r2.Instant)
+				}
+			}
+			for _, f := range r1.Files {
+				if _, err := tt.fsys.Stat(ctx, f.Path); err != nil {
+					t.Errorf("committed file %s: %v", f.Path, err)
+				}
+			}
+
+			// Hudi's archiver moves the first commit out of the active
+			// timeline.
+			for _, name := range []string{r1.Instant + ".commit.requested", r1.Instant + ".inflight", r1.Instant + ".commit"} {
+				if err := tt.fsys.Rename(ctx, ".hoodie/"+name, ".hoodie/archived/"+name); err != nil {
+					t.Fatal(err)
+				}
+			}
+			after := snapshot(t, tt.fsys, "")
+			for _, u := range updates {
+				if got := after[u.UUID]; got == nil || got[0] == r2.Instant {
+					t.Fatalf("record %s reads as %v, want it as written by %s", u.UUID, got, r1.Instant)
+				}
+			}
+			if len(after) != len(initial)+1 {
+				t.Errorf("%d records, want %d", len(after), len(initial)+1)
+			}
+		})
+	}
+}
+
+// TestMarkedFilesReadsMarkersFiles reads the marker names of
+// timeline-server-based markers, skipping MARKERS.type and blank lines.
+func TestMarkedFilesReadsMarkersFiles(t *testing.T) {
+	ctx := context.Background()
+	fsys := storage.NewMemFS()
+	dir := markerFolder("20240418172802262")
+	for name, data := range map[string]string{
+		markersTypeFile: "TIMELINE_SERVER_BASED",
+		"MARKERS0":      "p1/a_0-1-2_20240418172802262.parquet.marker.CREATE\np2/b_1-1-2_20240418172802262.parquet.marker.MERGE\n",
+		"MARKERS1":      "\r\np1/c_2-1-2_20240418172802262.parquet.marker.MERGE\r\n",
+	} {
+		if err := fsys.WriteFile(ctx, dir+"/"+name, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := markedFiles(ctx, fsys, "20240418172802262")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "p1/a_0-1-2_20240418172802262.parquet p1/c_2-1-2_20240418172802262.parquet p2/b_1-1-2_20240418172802262.parquet"
+	slices.Sort(got)
+	if strings.Join(got, " ") != want {
+		t.Errorf("marked files %v, want %s", got, want)
+	}
+}
