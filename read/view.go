@@ -149,7 +149,7 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 		return firstActive != "" && instant < firstActive && (asOf == "" || instant <= asOf) && !pending.Contains(instant)
 	}
 
-	partitions, err := listPartitions(ctx, fsys)
+	partitions, err := ListPartitions(ctx, fsys)
 	if err != nil {
 		return nil, err
 	}
@@ -198,18 +198,12 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 	return v, nil
 }
 
-// ListPartitions returns the table's partitions, sorted, found by listing as
-// LoadView finds them ("" for a non-partitioned table).
-func ListPartitions(ctx context.Context, fsys storage.FS) ([]string, error) {
-	return listPartitions(ctx, fsys)
-}
-
-// listPartitions finds the table's partitions: the folders holding a
+// ListPartitions finds the table's partitions, sorted: the folders holding a
 // partition metadata file (in any of Hudi's formats), searched from the base
 // path without descending into a partition or the metadata folder, as Hudi
 // lists them: a partition value may start with a dot. A table whose base
 // path holds the metadata file is non-partitioned: its one partition is "".
-func listPartitions(ctx context.Context, fsys storage.FS) ([]string, error) {
+func ListPartitions(ctx context.Context, fsys storage.FS) ([]string, error) {
 	var out []string
 	var walk func(dir string) error
 	walk = func(dir string) error {
