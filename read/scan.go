@@ -497,8 +497,21 @@ func (s *Scan) fill(ctx context.Context, c *cursor) (*Batch, error) {
 			}
 			c.file = f
 		}
+		b, err := s.readFile(c)
+		if err == errEndOfFile {
+			continue
+		}
+		return b, err
+	}
+}
+
+// readFile reads the next batch of records that pass the filter from the
+// cursor's file into the cursor's next buffer. After the file's last row,
+// it closes the file and returns errEndOfFile.
+func (s *Scan) readFile(c *cursor) (*Batch, error) {
+	f := c.file
+	for {
 		b, out := c.bufs[c.next], c.outs[c.next]
-		f := c.file
 		n, err := f.readBatch(b, s.batchSize)
 		if err == errEndOfFile {
 			err := c.close()
@@ -506,7 +519,7 @@ func (s *Scan) fill(ctx context.Context, c *cursor) (*Batch, error) {
 			if err != nil {
 				return nil, err
 			}
-			continue
+			return nil, errEndOfFile
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read base file %s: %w", f.slice.Path, err)
@@ -520,6 +533,44 @@ func (s *Scan) fill(ctx context.Context, c *cursor) (*Batch, error) {
 		if out.n > 0 {
 			c.next = (c.next + 1) % len(c.bufs)
 			return out, nil
+		}
+	}
+}
+
+// ReadSlice reads the records of one file slice of the scan, one of
+// View().LatestSlices(), that pass the filter, and calls fn with each batch
+// of them; a batch is valid only until fn returns. The records are as
+// NextBatch returns them, in the scan's schema. Unlike NextBatch and Next,
+// which read all of the scan's files, ReadSlice reads just the one, in the
+// caller's goroutine, and may be called from several goroutines at once,
+// for different slices; do not mix it with NextBatch or Next. An error of
+// fn ends the read and is returned.
+func (s *Scan) ReadSlice(ctx context.Context, slice FileSlice, fn func(*Batch) error) (err error) {
+	if _, ok := s.consts[slice.Partition]; !ok {
+		// NewScan computed the partition constants of every slice it
+		// reads, and readers share them without writing.
+		return fmt.Errorf("base file %s: not a file of the scan's snapshot", slice.Path)
+	}
+	f, err := s.openFile(ctx, slice)
+	if err != nil || f == nil {
+		return err
+	}
+	c := s.newCursor(1)
+	c.file = f
+	defer func() { err = errors.Join(err, c.close()) }()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b, err := s.readFile(c)
+		if err == errEndOfFile {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(b); err != nil {
+			return err
 		}
 	}
 }

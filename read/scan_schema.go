@@ -38,15 +38,25 @@ func TableSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Tim
 	return schema.WithoutMetaFields(), nil
 }
 
-// readerSchema is the schema a scan of view reads: the table schema as of
-// the view's instant, or, for a view before the first write, the table's
-// current schema; with the meta fields first. A table without any schema
-// yet has only the meta fields.
-func readerSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Timeline, view *View) (*storage.Schema, error) {
+// SnapshotSchema is the schema of the records of view's snapshot, without
+// meta fields: the table schema as of the view's instant, or, for a view
+// before the first write, the table's current schema (TableSchema of tl,
+// the active timeline); nil when the table has no schema at all. Every
+// record a scan of view returns, whatever the schema of the file it comes
+// from, has this schema's columns and types.
+func SnapshotSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Timeline, view *View) (*storage.Schema, error) {
 	schema, err := TableSchema(ctx, cfg, view.Timeline())
 	if err == nil && schema == nil {
 		schema, err = TableSchema(ctx, cfg, tl)
 	}
+	return schema, err
+}
+
+// readerSchema is the schema a scan of view reads: SnapshotSchema with the
+// meta fields first. A table without any schema yet has only the meta
+// fields.
+func readerSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Timeline, view *View) (*storage.Schema, error) {
+	schema, err := SnapshotSchema(ctx, cfg, tl, view)
 	if err != nil {
 		return nil, err
 	}

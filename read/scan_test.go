@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -484,4 +485,60 @@ func TestCorruptPagesNeverPanic(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 300 damaged files failed to read", failed)
+}
+
+// TestReadSlice reads every file slice of a snapshot at once, each in a
+// goroutine of its own, and gets the records a scan returns, each slice's
+// from its own file.
+func TestReadSlice(t *testing.T) {
+	for _, table := range nonEmptyFixtures {
+		for _, asOf := range []string{"", fixtureCommits[table][0]} {
+			t.Run(table+"@"+asOf, func(t *testing.T) {
+				dir := fixtures.Unzip(t, table)
+				opts := Options{AsOf: asOf, Columns: append(slices.Clone(readmeColumns), storage.MetaFileName), BatchSize: 1}
+				want, _ := scanRows(t, dir, opts)
+				s, err := scanDir(t, dir, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				files := s.View().LatestSlices()
+				bySlice := make([][][]any, len(files))
+				errs := make([]error, len(files))
+				var wg sync.WaitGroup
+				for i, slice := range files {
+					wg.Go(func() {
+						errs[i] = s.ReadSlice(context.Background(), slice, func(b *Batch) error {
+							for r := range b.Len() {
+								bySlice[i] = append(bySlice[i], b.Row(r))
+							}
+							return nil
+						})
+					})
+				}
+				wg.Wait()
+				var got [][]any
+				for i, rows := range bySlice {
+					if errs[i] != nil {
+						t.Fatalf("ReadSlice %s: %v", files[i].Path, errs[i])
+					}
+					for _, row := range rows {
+						if file := row[len(row)-1]; file != filepath.Base(files[i].Path) {
+							t.Errorf("ReadSlice %s returned a record of %v", files[i].Path, file)
+						}
+					}
+					got = append(got, rows...)
+				}
+				sortRows(got)
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("ReadSlice of every slice:\n%v\nwant the scan's\n%v", got, want)
+				}
+				// A slice of no partition of the snapshot is refused.
+				err = s.ReadSlice(context.Background(), FileSlice{Partition: "nope", Path: "nope/f.parquet"}, func(*Batch) error { return nil })
+				if err == nil || !strings.Contains(err.Error(), "not a file of the scan's snapshot") {
+					t.Errorf("ReadSlice of a foreign slice: %v", err)
+				}
+			})
+		}
+	}
 }

@@ -29,6 +29,11 @@ HoodieSnapshotExporter does:
            metadata, hoodie.properties and the instants completed up to the
            snapshot; its latest snapshot is the exported one
 
+Every parquet and json file has the table's columns as of the snapshot, in
+its order and types, whatever schema its base file was written with: a column
+added since is null, a narrower value (int for long, float for double) is
+widened, as 'hoodiectl read' shows them.
+
 With --partition-by COL (parquet and json), records go to hive-style folders
 COL=value/ (values escaped as partition paths are, null or empty as
 __HIVE_DEFAULT_PARTITION__), and COL is left out of the files, as Spark does.

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/internal/fixtures"
 	"github.com/hoodie-dev/hoodie/read/export"
+	"github.com/hoodie-dev/hoodie/storage"
 )
 
 // files lists the files under dir, relative to it, sorted.
@@ -137,4 +141,108 @@ func TestExportFailureNamesTheIncompleteTarget(t *testing.T) {
 	if len(got) != 1 || !strings.HasSuffix(got[0], ".parquet") {
 		t.Errorf("target holds %v, want the base file copied before the failure and no %s", got, export.SuccessFile)
 	}
+}
+
+// TestExportFilesShareTheTableSchema exports a table whose upsert added
+// column tip and widened n from long to double in partition us only: the
+// file of partition eu, which the upsert left alone, must be exported with
+// tip and with n a double too, as `hoodiectl read` shows its record. A
+// reader that takes one part file's schema for the whole dataset (Spark's
+// Parquet reader by default) then sees every column.
+func TestExportFilesShareTheTableSchema(t *testing.T) {
+	dir := newTripsCLITable(t)
+	insert := hoodiectl(t, `{"uuid":"a","ts":1,"n":1,"region":"eu"}`+"\n"+`{"uuid":"b","ts":1,"n":2,"region":"us"}`, "insert", dir).mustSucceed(t)
+	hoodiectl(t, `{"uuid":"c","ts":1,"n":3.5,"region":"us","tip":1.0}`, "upsert", dir).mustSucceed(t)
+	ctx := context.Background()
+	t.Run("parquet", func(t *testing.T) {
+		target := filepath.Join(t.TempDir(), "out")
+		hoodiectl(t, "", "export", dir, target, "--format", "parquet").mustSucceed(t)
+		fsys, err := storage.NewLocalFS(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]any{}
+		names := parquetFiles(t, target)
+		if len(names) != 2 {
+			t.Fatalf("exported %v: want a file for each partition", names)
+		}
+		for _, name := range names {
+			bf, err := storage.OpenBaseFile(ctx, fsys, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var columns []string
+			for _, f := range bf.Schema().Fields {
+				columns = append(columns, f.Name)
+			}
+			if want := []string{"uuid", "ts", "n", "region", "tip"}; !slices.Equal(columns, want) {
+				t.Errorf("%s has columns %v, want the table's %v", name, columns, want)
+			}
+			if f, ok := bf.Schema().Field("n"); !ok || f.Type.Kind != storage.KindDouble {
+				t.Errorf("%s: column n is %+v, want a double", name, f.Type)
+			}
+			rows := bf.Rows(ctx)
+			for {
+				row, err := rows.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[row[0].(string)] = row
+			}
+			rows.Close()
+			bf.Close()
+		}
+		want := map[string][]any{
+			"a": {"a", int64(1), 1.0, "eu", nil},
+			"b": {"b", int64(1), 2.0, "us", nil},
+			"c": {"c", int64(1), 3.5, "us", 1.0},
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("exported records %v, want %v", got, want)
+		}
+	})
+	t.Run("json", func(t *testing.T) {
+		target := filepath.Join(t.TempDir(), "out")
+		hoodiectl(t, "", "export", dir, target, "--format", "json").mustSucceed(t)
+		var lines []string
+		for _, name := range files(t, target) {
+			if !strings.HasSuffix(name, ".json") {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(target, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, strings.Split(strings.TrimSpace(string(data)), "\n")...)
+		}
+		slices.Sort(lines)
+		// As `hoodiectl read` prints the records, less the meta columns.
+		want := []string{
+			`{"uuid":"a","ts":1,"n":1,"region":"eu","tip":null}`,
+			`{"uuid":"b","ts":1,"n":2,"region":"us","tip":null}`,
+			`{"uuid":"c","ts":1,"n":3.5,"region":"us","tip":1}`,
+		}
+		if !slices.Equal(lines, want) {
+			t.Errorf("exported lines:\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+		}
+	})
+	// As of the insert, the table had no column tip to partition by.
+	target := filepath.Join(t.TempDir(), "out")
+	hoodiectl(t, "", "export", dir, target, "--format", "json", "--as-of", lastLine(insert.stdout), "--partition-by", "tip").mustFail(t, exitError,
+		`partition column "tip"`, "no such column", "its columns: uuid, ts, n, region")
+}
+
+// parquetFiles lists the Parquet files under dir, relative to it, sorted.
+func parquetFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, name := range files(t, dir) {
+		if strings.HasSuffix(name, ".parquet") {
+			out = append(out, name)
+		}
+	}
+	return out
 }

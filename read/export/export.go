@@ -1,7 +1,8 @@
 // Package export copies a snapshot of a table somewhere else, as Hudi's
 // HoodieSnapshotExporter does: as plain Parquet or JSON lines files without
-// the Hudi meta columns, optionally partitioned by a column into hive-style
-// folders, or as a copy of the table itself (the latest base files, their
+// the Hudi meta columns, all with the table's schema as of the snapshot (as
+// the one DataFrame Hudi's exporter writes), optionally partitioned by a
+// column into hive-style folders, or as a copy of the table itself (the latest base files, their
 // partition metadata and the timeline up to the snapshot) that is a valid
 // table of its own.
 //
@@ -32,11 +33,13 @@ type Format string
 // The export formats (Hudi's --output-format PARQUET, JSON and HUDI).
 const (
 	// FormatParquet writes the snapshot's records as Parquet files, without
-	// the meta columns.
+	// the meta columns, every file with the table's schema as of the
+	// snapshot (the columns of a scan), whatever schema its base file has.
 	FormatParquet Format = "parquet"
 	// FormatJSON writes the snapshot's records as JSON lines files, without
-	// the meta columns, each value as `hoodiectl read --format jsonl` prints
-	// it.
+	// the meta columns, each record with every column of the table's schema
+	// as of the snapshot and each value as `hoodiectl read --format jsonl`
+	// prints it.
 	FormatJSON Format = "json"
 	// FormatHudi copies the snapshot's base files, their partition metadata,
 	// hoodie.properties and the completed instants up to the snapshot: a
@@ -54,7 +57,8 @@ type Options struct {
 	// AsOf is the 17-digit instant time to export the table as of (see
 	// timeline.ParseInstantOrTime), or "" for the latest snapshot.
 	AsOf string
-	// PartitionBy, if not empty, names a top-level column of the table by
+	// PartitionBy, if not empty, names a top-level column of the table's
+	// schema as of the snapshot by
 	// whose values the records of a parquet or json export are spread into
 	// hive-style folders "column=value/" (values escaped as partition paths
 	// are, a null or empty value being __HIVE_DEFAULT_PARTITION__); as Spark
@@ -131,7 +135,7 @@ func Export(ctx context.Context, src, dst storage.FS, opts Options) (*Result, er
 	if opts.Format == FormatHudi {
 		err = e.copyTable(ctx, tl, view)
 	} else {
-		err = e.exportRecords(ctx, cfg, tl)
+		err = e.exportRecords(ctx, cfg, tl, view)
 	}
 	if err != nil {
 		return nil, err

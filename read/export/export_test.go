@@ -307,10 +307,21 @@ func TestExportPartitionBy(t *testing.T) {
 // folder and writes each batch of rows of schema as an upsert.
 func newTable(t testing.TB, schema *storage.Schema, batches ...[][]any) string {
 	t.Helper()
+	var inputs []*write.Input
+	for _, rows := range batches {
+		inputs = append(inputs, &write.Input{Name: "test", Schema: schema, Rows: rows})
+	}
+	return newTableOf(t, nil, inputs...)
+}
+
+// newTableOf creates a table with record key id, partitioned by the
+// partition fields, at a new folder and writes each input as an upsert.
+func newTableOf(t testing.TB, partitionFields []string, inputs ...*write.Input) string {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	fsys := localFS(t, dir)
-	cfg, err := storage.NewTableConfig("people", []string{"id"}, "", nil, false, storage.MergeCommitTime)
+	cfg, err := storage.NewTableConfig("people", []string{"id"}, "", partitionFields, false, storage.MergeCommitTime)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,12 +329,92 @@ func newTable(t testing.TB, schema *storage.Schema, batches ...[][]any) string {
 		t.Fatal(err)
 	}
 	w := write.NewWriter(fsys, write.Options{IndexDir: filepath.Join(t.TempDir(), "index"), TableID: dir})
-	for _, rows := range batches {
-		if _, err := w.Write(ctx, write.OpUpsert, &write.Input{Name: "test", Schema: schema, Rows: rows}); err != nil {
+	for _, in := range inputs {
+		if _, err := w.Write(ctx, write.OpUpsert, in); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return dir
+}
+
+// TestExportFilesHaveTheSnapshotSchema exports a table whose second write
+// widened column x and added column tip, leaving the file group of
+// partition eu as the first write left it: every exported file must have
+// the snapshot's schema, its values widened, and null for tip where the
+// base file lacks it, as a scan reads them.
+func TestExportFilesHaveTheSnapshotSchema(t *testing.T) {
+	str := storage.Primitive(storage.KindString)
+	nullable := func(k storage.Kind) *storage.Type { return storage.Nullable(storage.Primitive(k)) }
+	tests := []struct {
+		from, to storage.Kind
+		old, new any // x written as from, then as to
+		oldAs    any // old read as to
+	}{
+		{storage.KindInt, storage.KindLong, int32(7), int64(1 << 40), int64(7)},
+		{storage.KindInt, storage.KindDouble, int32(-7), 2.25, float64(-7)},
+		{storage.KindLong, storage.KindDouble, int64(1 << 40), 2.25, float64(1 << 40)},
+		{storage.KindFloat, storage.KindDouble, float32(1.5), 2.25, float64(1.5)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.from.String()+" to "+tt.to.String(), func(t *testing.T) {
+			first := &storage.Schema{Name: "people_record", Fields: []storage.Field{
+				{Name: "id", Type: str}, {Name: "region", Type: str}, {Name: "x", Type: nullable(tt.from)},
+			}}
+			second := &storage.Schema{Name: "people_record", Fields: []storage.Field{
+				{Name: "id", Type: str}, {Name: "region", Type: str}, {Name: "x", Type: nullable(tt.to)},
+				{Name: "tip", Type: nullable(storage.KindDouble)},
+			}}
+			dir := newTableOf(t, []string{"region"},
+				&write.Input{Name: "first", Schema: first, Rows: [][]any{{"a", "eu", tt.old}, {"b", "us", tt.old}}},
+				&write.Input{Name: "second", Schema: second, Rows: [][]any{{"c", "us", tt.new, 0.5}}})
+			src := localFS(t, dir)
+			tl, view := loadView(t, src, "")
+			cfg, err := storage.LoadTableConfig(context.Background(), src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			schema, err := read.SnapshotSchema(context.Background(), cfg, tl, view)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantSchema, err := schema.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			target, _ := mustExport(t, dir, Options{Format: FormatParquet})
+			dst := localFS(t, target)
+			got := map[string][]any{}
+			files := exportedFiles(t, target, ".parquet")
+			if len(files) < 2 {
+				t.Fatalf("exported %v: want a file per partition at least", files)
+			}
+			for _, name := range files {
+				bf, err := storage.OpenBaseFile(context.Background(), dst, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fileSchema, err := bf.Schema().MarshalJSON()
+				bf.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(fileSchema) != string(wantSchema) {
+					t.Errorf("%s has schema\n%s\nwant the snapshot's\n%s", name, fileSchema, wantSchema)
+				}
+				for _, row := range basefiletest.Rows(t, dst, name) {
+					got[row[0].(string)] = row
+				}
+			}
+			want := map[string][]any{
+				"a": {"a", "eu", tt.oldAs, nil},
+				"b": {"b", "us", tt.oldAs, nil},
+				"c": {"c", "us", tt.new, 0.5},
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("exported records %v, want %v", got, want)
+			}
+		})
+	}
 }
 
 func TestExportPartitionByEscapesValues(t *testing.T) {

@@ -22,21 +22,42 @@ import (
 // without meta columns, into Parquet or JSON lines files named
 // part-<n>-<file id>.parquet (or .json), n numbering the base files: one
 // file per base file, or with a partition column one per base file and
-// value of the column, in the value's folder. Each file has the schema of
-// its base file, less the meta columns and the partition column: after the
-// table's schema has evolved, files from older base files lack the columns
-// added since (readers of Parquet datasets merge schemas by column name).
-func (e *exporter) exportRecords(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Timeline) error {
+// value of the column, in the value's folder. Every file has the table's
+// schema as of the snapshot (read.SnapshotSchema), less the meta columns
+// and the partition column, whatever the schema its base file was written
+// with: records are read as a scan reads them, a column their file lacks
+// null and one it stores narrower widened. So files of file groups that
+// the writes which evolved the schema left alone still have every column,
+// and a reader that takes one file's schema for the whole dataset (Spark's
+// Parquet reader without mergeSchema) sees the snapshot's columns.
+func (e *exporter) exportRecords(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Timeline, view *read.View) error {
+	schema, err := read.SnapshotSchema(ctx, cfg, tl, view)
+	if err != nil {
+		return fmt.Errorf("schema of the snapshot: %w", err)
+	}
 	if e.opts.PartitionBy != "" {
-		schema, err := read.TableSchema(ctx, cfg, tl)
-		if err != nil {
-			return err
-		}
 		if err := checkPartitionColumn(schema, e.opts.PartitionBy); err != nil {
 			return err
 		}
 	}
-	return e.eachSlice(ctx, e.exportFile)
+	if len(e.slices) == 0 {
+		return nil
+	}
+	if schema == nil {
+		return fmt.Errorf("the table has no schema as of %s", view.AsOf())
+	}
+	columns := make([]string, len(schema.Fields))
+	for i, f := range schema.Fields {
+		columns[i] = f.Name
+	}
+	scan, err := read.NewScan(ctx, e.src, cfg, tl, read.Options{AsOf: view.AsOf(), Columns: columns, Parallelism: 1})
+	if err != nil {
+		return fmt.Errorf("read the snapshot: %w", err)
+	}
+	defer scan.Close()
+	return e.eachSlice(ctx, func(ctx context.Context, i int, slice read.FileSlice) error {
+		return e.exportFile(ctx, scan, schema, i, slice)
+	})
 }
 
 // checkPartitionColumn checks that the table schema has a column name of a
@@ -65,29 +86,22 @@ func checkPartitionColumn(schema *storage.Schema, name string) error {
 	return nil
 }
 
-// exportFile writes the records of the base file of slice i.
-func (e *exporter) exportFile(ctx context.Context, i int, slice read.FileSlice) (err error) {
-	bf, err := storage.OpenBaseFile(ctx, e.src, slice.Path)
-	if err != nil {
-		return err
-	}
-	defer bf.Close()
-	in := bf.Schema()
+// exportFile writes the records of the base file of slice i, read by scan
+// in the columns of schema.
+func (e *exporter) exportFile(ctx context.Context, scan *read.Scan, schema *storage.Schema, i int, slice read.FileSlice) (err error) {
 	part, keep := -1, []int(nil)
 	var fields []storage.Field
-	for j, f := range in.Fields {
-		switch {
-		case storage.IsMetaField(f.Name):
-		case f.Name == e.opts.PartitionBy:
+	for j, f := range schema.Fields {
+		if f.Name == e.opts.PartitionBy {
 			part = j
-		default:
-			keep = append(keep, j)
-			fields = append(fields, f)
+			continue
 		}
+		keep = append(keep, j)
+		fields = append(fields, f)
 	}
 	outs := &outputs{
 		ctx: ctx, fsys: e.dst, format: e.opts.Format,
-		schema: &storage.Schema{Name: in.Name, Namespace: in.Namespace, Doc: in.Doc, Fields: fields},
+		schema: &storage.Schema{Name: schema.Name, Namespace: schema.Namespace, Doc: schema.Doc, Fields: fields},
 		name:   fmt.Sprintf("part-%05d-%s.%s", i, slice.FileID, e.opts.Format),
 		byDir:  map[string]*output{},
 	}
@@ -96,41 +110,34 @@ func (e *exporter) exportFile(ctx context.Context, i int, slice read.FileSlice) 
 			outs.abort()
 		}
 	}()
-	rows := bf.Rows(ctx)
-	defer rows.Close()
 	var records int64
-	for {
-		values, err := rows.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		dir := ""
-		if e.opts.PartitionBy != "" {
-			var v any
+	row := make([]any, len(keep))
+	err = scan.ReadSlice(ctx, slice, func(b *read.Batch) error {
+		for r := range b.Len() {
+			dir := ""
 			if part >= 0 {
-				v = values[part]
+				s, err := partitionValue(b.Column(part).Value(r))
+				if err != nil {
+					return fmt.Errorf("%s: column %s: %w", slice.Path, e.opts.PartitionBy, err)
+				}
+				dir = e.opts.PartitionBy + "=" + storage.EscapePartitionValue(s)
 			}
-			s, err := partitionValue(v)
+			out, err := outs.get(dir)
 			if err != nil {
-				return fmt.Errorf("%s: column %s: %w", slice.Path, e.opts.PartitionBy, err)
+				return err
 			}
-			dir = e.opts.PartitionBy + "=" + storage.EscapePartitionValue(s)
+			for k, j := range keep {
+				row[k] = b.Column(j).Value(r)
+			}
+			if err := out.w.write(row); err != nil {
+				return fmt.Errorf("write %s: %w", out.path, err)
+			}
+			records++
 		}
-		out, err := outs.get(dir)
-		if err != nil {
-			return err
-		}
-		row := make([]any, len(keep))
-		for k, j := range keep {
-			row[k] = values[j]
-		}
-		if err := out.w.write(row); err != nil {
-			return fmt.Errorf("write %s: %w", out.path, err)
-		}
-		records++
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	files, bytes, err := outs.close()
 	if err != nil {
