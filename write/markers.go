@@ -163,11 +163,65 @@ func rollbackPending(ctx context.Context, fsys storage.FS, in timeline.Instant) 
 			return fmt.Errorf("roll back %s: remove %s: %w", in, f, err)
 		}
 	}
+	if err := removeCreatedPartitions(ctx, fsys, in.Time); err != nil {
+		return fmt.Errorf("roll back %s: %w", in, err)
+	}
 	if err := fsys.RemoveAll(ctx, markerFolder(in.Time)); err != nil {
 		return fmt.Errorf("roll back %s: remove markers: %w", in, err)
 	}
 	if err := timeline.DeletePending(ctx, fsys, in); err != nil {
 		return fmt.Errorf("roll back %s: %w", in, err)
+	}
+	return nil
+}
+
+// removeCreatedPartitions removes the partitions that the write of instant
+// created and left empty once its files are gone: their folders hold
+// nothing but the partition metadata file, which names instant as the
+// commit that created the partition. Emptied parent folders go too, so the
+// table's folders are as they were before the write. A partition that
+// holds anything else (a file another writer put there) stays.
+func removeCreatedPartitions(ctx context.Context, fsys storage.FS, instant string) error {
+	partitions, err := read.ListPartitions(ctx, fsys)
+	if err != nil {
+		return err
+	}
+	for _, part := range partitions {
+		if part == "" {
+			continue // the base path of a non-partitioned table stays
+		}
+		entries, err := fsys.ReadDir(ctx, part)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("list partition %q: %w", part, err)
+		}
+		if len(entries) != 1 || entries[0].Name != storage.PartitionMetadataFile {
+			continue
+		}
+		meta, err := storage.ReadPartitionMetadata(ctx, fsys, part)
+		if err != nil || meta.CommitTime != instant {
+			continue // another writer's partition, or one unreadable: not ours to remove
+		}
+		if err := fsys.RemoveAll(ctx, part); err != nil {
+			return fmt.Errorf("remove partition %q: %w", part, err)
+		}
+		for dir := path.Dir(part); dir != "."; dir = path.Dir(dir) {
+			entries, err := fsys.ReadDir(ctx, dir)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // a file system without empty folders
+			}
+			if err != nil {
+				return fmt.Errorf("list folder %q: %w", dir, err)
+			}
+			if len(entries) > 0 {
+				break
+			}
+			if err := fsys.RemoveAll(ctx, dir); err != nil {
+				return fmt.Errorf("remove folder %q: %w", dir, err)
+			}
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -336,4 +337,45 @@ func TestEqualityValidatorsSeeTheSchemaAfterTheWrite(t *testing.T) {
 		"--set", "hoodie.precommit.validators=org.apache.hudi.client.validator.SqlQueryEqualityPreCommitValidator",
 		"--set", "hoodie.precommit.validators.equality.sql.queries=select count(*) from <TABLE_NAME> where tip > 100;"+
 			"select n from <TABLE_NAME> where uuid = 'a'").mustSucceed(t)
+}
+
+// listTable lists a table's files and folders, but for the record index and
+// the writer lock, which are Hoodie's own and not part of the Hudi table.
+func listTable(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch rel {
+		case filepath.Join(".hoodie", ".index"):
+			return filepath.SkipDir
+		case filepath.Join(".hoodie", ".lock"):
+			return nil
+		}
+		out = append(out, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A refused write into new partitions leaves no trace of them: the table's
+// files are as they were.
+func TestRefusedWriteLeavesNoNewPartition(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t")
+	hoodiectl(t, "", "init", dir, "--name", "t", "--record-key", "id", "--partition-by", "country,city").mustSucceed(t)
+	hoodiectl(t, `{"id":1,"country":"fr","city":"paris","v":1}`, "insert", dir).mustSucceed(t)
+	before := listTable(t, dir)
+	in := `{"id":2,"country":"us","city":"nyc","v":-1}` + "\n" + `{"id":3,"country":"fr","city":"lyon","v":-1}` + "\n"
+	hoodiectl(t, in, "insert", dir,
+		"--set", "hoodie.precommit.validators=org.apache.hudi.client.validator.SqlQuerySingleResultPreCommitValidator",
+		"--set", "hoodie.precommit.validators.single.value.sql.queries=select count(*) from <TABLE_NAME> where v < 0#0").mustFail(t, exitRefused, "pre-commit validation failed")
+	if after := listTable(t, dir); !slices.Equal(before, after) {
+		t.Fatalf("a refused write changed the table's files:\nbefore %v\nafter  %v", before, after)
+	}
 }
