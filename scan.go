@@ -8,6 +8,7 @@ import (
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
 )
 
 // lookupCacheSize is the Pebble block cache of an index opened for one
@@ -25,7 +26,7 @@ func (t *Table) Scan(ctx context.Context, opts read.Options) (*read.Scan, error)
 		return nil, err
 	}
 	if opts.Locator == nil {
-		opts.Locator = &indexLocator{table: t, name: cfg.Name}
+		opts.Locator = &indexLocator{table: t, name: cfg.Name, commits: tl.CompletedCommits()}
 	}
 	return read.NewScan(ctx, t.fsys, cfg, tl, opts)
 }
@@ -35,11 +36,13 @@ func (t *Table) Scan(ctx context.Context, opts read.Options) (*read.Scan, error)
 // the locator takes the writer lock only if it is free, opens the index
 // read-only, and holds both for the lookup alone (a writer that comes
 // meanwhile waits those milliseconds). When a writer holds the lock, when
-// there is no index, or when the index is stale or at another instant than
-// the scan's snapshot, it declines and the scan falls back to the footers.
+// there is no index, or when the index is stale, at another instant than
+// the scan's snapshot or without a commit of it, it declines and the scan
+// falls back to the footers.
 type indexLocator struct {
-	table *Table
-	name  string // the table name the index was made for
+	table   *Table
+	name    string             // the table name the index was made for
+	commits *timeline.Timeline // the completed writes of the scan's timeline
 }
 
 // LocateKeys implements read.KeyLocator.
@@ -62,6 +65,17 @@ func (l *indexLocator) LocateKeys(ctx context.Context, asOf string, keys []strin
 	}
 	defer func() { err = errors.Join(err, idx.Close()) }()
 	if idx.Stale() != nil || idx.Watermark() != asOf {
+		return nil, false, nil
+	}
+	// A write that completed after the index reached its watermark, with
+	// an earlier instant time (a writer whose clock or zone is behind), is
+	// in the snapshot but not in the index: the footers answer until the
+	// next write catches the index up.
+	var times []string
+	for _, in := range l.commits.AtOrBefore(asOf).Instants() {
+		times = append(times, in.Time)
+	}
+	if seen := idx.Seen(); seen == nil || seen.Missing(times) {
 		return nil, false, nil
 	}
 	matches, err := idx.Tag(ctx, keys)

@@ -9,12 +9,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -223,6 +225,31 @@ func TestScanFallsBackToFooters(t *testing.T) {
 		if _, stats := scanKeys(t, tt.t, read.Options{Where: where}); stats.KeysLocated != 1 {
 			t.Errorf("after the rebuild KeysLocated = %d, want 1", stats.KeysLocated)
 		}
+	})
+	t.Run("a commit completed before the watermark", func(t *testing.T) {
+		// Another writer, whose clock is behind, completes a commit with
+		// an earlier time than the index's watermark: the index lacks it.
+		tl, err := tt.t.Timeline(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last, _ := tl.CompletedCommits().Last()
+		at, err := timeline.ParseInstantTime(last.Time)
+		if err != nil {
+			t.Fatal(err)
+		}
+		early := timeline.FormatInstantTime(at.Add(-time.Millisecond))
+		meta := filepath.Join(dir, ".hoodie")
+		for name, data := range map[string]string{
+			early + ".commit.requested": "",
+			early + ".inflight":         "",
+			early + ".commit":           `{"partitionToWriteStats":{},"compacted":false,"extraMetadata":{},"operationType":"UPSERT"}`,
+		} {
+			if err := os.WriteFile(filepath.Join(meta, name), []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check(t, read.Options{Where: where}, want)
 	})
 	t.Run("no index", func(t *testing.T) {
 		if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(hoodie.DefaultIndexFolder))); err != nil {
