@@ -3,7 +3,6 @@ package read
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
@@ -50,15 +49,11 @@ func newWindow(opts Options) (window, error) {
 }
 
 // normalizeInstant turns an instant given in any form that
-// timeline.ParseInstantOrTime accepts into a 17-digit instant time. A
-// string of zeros ("0", "000", Hudi's "from the start") is the initial
-// instant, before every commit.
+// timeline.ParseInstantOrTime accepts (a string of zeros for the initial
+// instant among them) into a 17-digit instant time.
 func normalizeInstant(what, s string) (string, error) {
 	if s == "" {
 		return "", nil
-	}
-	if strings.Trim(s, "0") == "" {
-		return timeline.InitInstantTime, nil
 	}
 	t, err := timeline.ParseInstantOrTime(s)
 	if err != nil {

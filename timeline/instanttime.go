@@ -3,6 +3,7 @@ package timeline
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -158,7 +159,9 @@ const (
 //   - yyyy-MM-dd HH:mm:ss, completed with 999 as Hudi does
 //     (HoodieInstantTimeGenerator.DEFAULT_MILLIS_EXT), so that the whole
 //     second is included;
-//   - yyyy-MM-dd, meaning the start of that day.
+//   - yyyy-MM-dd, meaning the start of that day;
+//   - a string of zeros ("0", "000", Hudi's "from the start"), returned as
+//     17 zeros: before every commit.
 //
 // The digits are only rearranged, never converted between zones: a date and
 // time given by a user is read as a wall clock in the table's timeline zone,
@@ -166,6 +169,9 @@ const (
 // writers' local time for LOCAL tables), as Hudi does
 // (HoodieInstantTimeGenerator.getInstantForDateString).
 func ParseInstantOrTime(s string) (string, error) {
+	if s != "" && strings.Trim(s, "0") == "" {
+		return strings.Repeat("0", InstantTimeLen), nil
+	}
 	switch len(s) {
 	case InstantTimeLen, SecondsInstantTimeLen:
 		t, err := ParseInstantTime(s)

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -120,7 +121,10 @@ func TestParseInstantOrTime(t *testing.T) {
 		{in: "2024/04/18", wantErr: true},
 		{in: "2024041817355190", wantErr: true},
 		{in: "20241318173551906", wantErr: true},
-		{in: InitInstantTime, wantErr: true},
+		// Zeros are Hudi's "from the start": before every commit.
+		{in: InitInstantTime, want: "00000000000000000"},
+		{in: "000", want: "00000000000000000"},
+		{in: "0", want: "00000000000000000"},
 		{in: "yesterday", wantErr: true},
 		{in: "", wantErr: true},
 	}
@@ -152,6 +156,12 @@ func FuzzParseInstantOrTime(f *testing.F) {
 		}
 		if len(got) != InstantTimeLen {
 			t.Fatalf("ParseInstantOrTime(%q) = %q, not %d digits", s, got, InstantTimeLen)
+		}
+		if strings.Trim(got, "0") == "" {
+			if strings.Trim(s, "0") != "" {
+				t.Fatalf("ParseInstantOrTime(%q) = %q, the start, for a time", s, got)
+			}
+			return // the start, before every commit: no time
 		}
 		tm, err := ParseInstantTime(got)
 		if err != nil {

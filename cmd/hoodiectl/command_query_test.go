@@ -484,3 +484,17 @@ func TestQueryMetaColumnsAsReadGivesThem(t *testing.T) {
 		})
 	}
 }
+
+// Zeros are Hudi's "from the start" for every command that takes --as-of:
+// before the first commit, no records.
+func TestAsOfZerosIsBeforeEveryCommit(t *testing.T) {
+	dir := newTripsCLITable(t)
+	hoodiectl(t, `{"uuid":"a","ts":1,"region":"eu"}`, "insert", dir).mustSucceed(t)
+	if out := hoodiectl(t, "", "read", dir, "--as-of", "000").mustSucceed(t).stdout; out != "" {
+		t.Errorf("read --as-of 000: %q", out)
+	}
+	out := hoodiectl(t, "", "query", dir, "select count(*) as n from <TABLE_NAME>", "--as-of", "000", "--format", "csv").mustSucceed(t).stdout
+	if out != "n\n0\n" {
+		t.Errorf("query --as-of 000: %q", out)
+	}
+}
