@@ -96,12 +96,22 @@ func partitionValue(t *storage.Type, s string) (any, bool) {
 	case t.Logical == storage.LogicalDate:
 		v, err = storage.ParseDate(s)
 	case isTimestamp(t):
+		// Hudi's key generators write the number since the epoch in the
+		// column's unit; Hoodie wrote RFC 3339 before it did the same.
+		unit := time.Microsecond
+		if t.Logical == storage.LogicalTimestampMillis {
+			unit = time.Millisecond
+		}
+		if n, perr := strconv.ParseInt(s, 10, 64); perr == nil {
+			if unit == time.Millisecond {
+				v = time.UnixMilli(n).UTC()
+			} else {
+				v = time.UnixMicro(n).UTC()
+			}
+			break
+		}
 		var ts time.Time
 		if ts, err = time.Parse(time.RFC3339Nano, s); err == nil {
-			unit := time.Microsecond
-			if t.Logical == storage.LogicalTimestampMillis {
-				unit = time.Millisecond
-			}
 			v = ts.UTC().Truncate(unit)
 		}
 	case t.Kind == storage.KindBoolean:

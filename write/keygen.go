@@ -2,6 +2,7 @@ package write
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,8 +22,10 @@ const (
 type KeyGenerator struct {
 	keyNames  []string
 	keyIndex  []int
+	keyUnits  []storage.Logical // the timestamp unit of each key column
 	partNames []string
 	partIndex []int
+	partUnits []storage.Logical // and of each partition column
 	hiveStyle bool
 	urlEncode bool
 }
@@ -38,27 +41,32 @@ func NewKeyGenerator(cfg *storage.TableConfig, schema *storage.Schema) (*KeyGene
 		urlEncode: cfg.URLEncodePartitioning,
 	}
 	var err error
-	if g.keyIndex, err = resolveColumns(schema, cfg.RecordKeyFields, "record key"); err != nil {
+	if g.keyIndex, g.keyUnits, err = resolveColumns(schema, cfg.RecordKeyFields, "record key"); err != nil {
 		return nil, err
 	}
-	if g.partIndex, err = resolveColumns(schema, cfg.PartitionFields, "partition"); err != nil {
+	if g.partIndex, g.partUnits, err = resolveColumns(schema, cfg.PartitionFields, "partition"); err != nil {
 		return nil, err
 	}
 	return g, nil
 }
 
-func resolveColumns(schema *storage.Schema, names []string, role string) ([]int, error) {
+// resolveColumns returns the positions of the columns names in schema, and
+// the logical type of each, which says a timestamp's unit.
+func resolveColumns(schema *storage.Schema, names []string, role string) ([]int, []storage.Logical, error) {
 	idx := make([]int, len(names))
+	units := make([]storage.Logical, len(names))
 	for i, name := range names {
 		idx[i] = schema.FieldIndex(name)
 		if idx[i] < 0 {
-			return nil, fmt.Errorf("%s column %q is not in the schema", role, name)
+			return nil, nil, fmt.Errorf("%s column %q is not in the schema", role, name)
 		}
-		if k := schema.Fields[idx[i]].Type.Kind; k == storage.KindRecord || k == storage.KindArray || k == storage.KindMap {
-			return nil, fmt.Errorf("%s column %q is a %s; it must hold a single value", role, name, k)
+		t := schema.Fields[idx[i]].Type
+		if k := t.Kind; k == storage.KindRecord || k == storage.KindArray || k == storage.KindMap {
+			return nil, nil, fmt.Errorf("%s column %q is a %s; it must hold a single value", role, name, k)
 		}
+		units[i] = t.Logical
 	}
-	return idx, nil
+	return idx, units, nil
 }
 
 // RecordKey returns a row's record key: the key column's value, or for
@@ -71,7 +79,7 @@ func (g *KeyGenerator) RecordKey(row []any) (string, error) {
 		if v == nil {
 			return "", fmt.Errorf("record key column %q is null", g.keyNames[0])
 		}
-		s := valueString(v)
+		s := valueString(v, g.keyUnits[0])
 		if s == "" {
 			return "", fmt.Errorf("record key column %q is empty", g.keyNames[0])
 		}
@@ -86,7 +94,7 @@ func (g *KeyGenerator) RecordKey(row []any) (string, error) {
 		b.WriteString(g.keyNames[i])
 		b.WriteByte(':')
 		v := row[idx]
-		switch s := valueString(v); {
+		switch s := valueString(v, g.keyUnits[i]); {
 		case v == nil:
 			b.WriteString(nullKeyPart)
 		case s == "":
@@ -111,19 +119,22 @@ func (g *KeyGenerator) PartitionPath(row []any) string {
 	values := make([]string, len(g.partIndex))
 	for i, idx := range g.partIndex {
 		if v := row[idx]; v != nil {
-			values[i] = valueString(v)
+			values[i] = valueString(v, g.partUnits[i])
 		}
 	}
 	return storage.PartitionPath(g.partNames, values, g.hiveStyle, g.urlEncode)
 }
 
-// valueString renders a single value the way Hudi renders key and partition
-// values: as the contract's text form (valuefmt.Text), except floats and
-// decimals, which Java renders (see valuefmt.JavaFloat and
-// valuefmt.JavaDecimal), and
-// timestamps, which key generators render as RFC 3339 with as many
-// fractional digits as needed.
-func valueString(v any) string {
+// valueString renders a single value of a column whose logical type is unit
+// the way Hudi's key generators render key and partition values
+// (HoodieAvroUtils.getNestedFieldValAsString): as the contract's text form
+// (valuefmt.Text), except floats and decimals, which Java renders (see
+// valuefmt.JavaFloat and valuefmt.JavaDecimal), and timestamps, which are
+// their number since the epoch in the column's unit, microseconds or
+// milliseconds, as Hudi renders them by default
+// (hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled
+// false) and Spark's row writer does.
+func valueString(v any, unit storage.Logical) string {
 	switch v := v.(type) {
 	case nil:
 		return ""
@@ -134,7 +145,10 @@ func valueString(v any) string {
 	case storage.Decimal:
 		return valuefmt.JavaDecimal(v)
 	case time.Time:
-		return v.UTC().Format(time.RFC3339Nano)
+		if unit == storage.LogicalTimestampMillis {
+			return strconv.FormatInt(v.UnixMilli(), 10)
+		}
+		return strconv.FormatInt(v.UnixMicro(), 10)
 	}
 	return valuefmt.Text(nil, v)
 }
@@ -158,12 +172,12 @@ func (c *partitionCache) path(row []any) string {
 		return ""
 	}
 	c.key = c.key[:0]
-	for _, idx := range c.g.partIndex {
+	for i, idx := range c.g.partIndex {
 		if v := row[idx]; v == nil {
 			c.key = append(c.key, 0)
 		} else {
 			c.key = append(c.key, 1)
-			c.key = append(c.key, valueString(v)...)
+			c.key = append(c.key, valueString(v, c.g.partUnits[i])...)
 		}
 		c.key = append(c.key, 0xff)
 	}

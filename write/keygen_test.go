@@ -37,7 +37,10 @@ func TestRecordKeysAndPartitions(t *testing.T) {
 		{"complex with null and empty parts", []string{"id", "name"}, nil, false, []any{nil, "", nil, nil, nil, nil}, "", "", "all null or empty"},
 		{"complex with a null part", []string{"id", "name"}, nil, false, []any{int32(7), nil, nil, nil, nil, nil}, "id:7,name:__null__", "", ""},
 		{"integral double as Java prints it", []string{"score"}, nil, false, []any{nil, nil, 3.0, nil, nil, nil}, "3.0", "", ""},
-		{"timestamp and decimal", []string{"at"}, []string{"amount"}, false, []any{nil, nil, nil, nil, at, amount}, "2024-04-01T17:01:00.000123Z", "123.45", ""},
+		// Hudi renders a timestamp as its number since the epoch, in the
+		// column's unit (microseconds here).
+		{"timestamp and decimal", []string{"at"}, []string{"amount"}, false, []any{nil, nil, nil, nil, at, amount}, "1711990860000123", "123.45", ""},
+		{"timestamp partition", []string{"id"}, []string{"at"}, true, []any{int32(1), nil, nil, nil, at, nil}, "1", "at=1711990860000123", ""},
 		{"null key", []string{"name"}, nil, false, []any{int32(1), nil, nil, nil, nil, nil}, "", "", "is null"},
 		{"null partition", []string{"id"}, []string{"name"}, true, []any{int32(1), nil, nil, nil, nil, nil}, "1", "name=__HIVE_DEFAULT_PARTITION__", ""},
 	}
@@ -106,8 +109,27 @@ func TestKeyValuesRenderAsJava(t *testing.T) {
 		{storage.NewDecimal(big.NewInt(0), 2), "0.00"},
 	}
 	for _, tt := range tests {
-		if got := valueString(tt.v); got != tt.want {
+		if got := valueString(tt.v, storage.LogicalNone); got != tt.want {
 			t.Errorf("valueString(%v) = %q, Hudi renders %q", tt.v, got, tt.want)
 		}
+	}
+}
+
+// A timestamp-millis column renders in milliseconds, as Hudi's Avro path
+// gives the stored long.
+func TestTimestampMillisKeys(t *testing.T) {
+	schema := &storage.Schema{Name: "r", Fields: []storage.Field{
+		{Name: "at", Type: storage.TimestampMillisType()},
+	}}
+	g, err := NewKeyGenerator(&storage.TableConfig{Name: "t", RecordKeyFields: []string{"at"}, PartitionFields: []string{"at"}}, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := []any{time.Date(1969, 12, 31, 23, 59, 59, 0, time.UTC)}
+	if key, err := g.RecordKey(row); err != nil || key != "-1000" {
+		t.Errorf("key %q, %v; want -1000", key, err)
+	}
+	if p := g.PartitionPath(row); p != "-1000" {
+		t.Errorf("partition %q, want -1000", p)
 	}
 }
