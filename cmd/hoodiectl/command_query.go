@@ -14,7 +14,6 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/sqlengine"
 	"github.com/hoodie-dev/hoodie/internal/valuefmt"
-	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
@@ -112,33 +111,12 @@ func runQuery(ctx context.Context, w io.Writer, path, query, instant, format str
 	if !ok {
 		return errors.New("DuckDB reads local tables only")
 	}
-	tl, err := timeline.Load(ctx, fsys)
-	if err != nil {
-		return err
-	}
-	view, err := read.LoadView(ctx, fsys, tl, instant)
-	if err != nil {
-		return err
-	}
-	slices := view.LatestSlices()
-	var schema *storage.Schema
-	if len(slices) == 0 || sqlengine.Computes(cfg) {
-		// The schema as of the snapshot, or for a snapshot before the first
-		// write the table's current one.
-		if schema, err = read.TableSchema(ctx, cfg, view.Timeline()); err == nil && schema == nil {
-			schema, err = read.TableSchema(ctx, cfg, tl)
-		}
-		if err != nil {
-			return err
-		}
-	}
 	engine, err := sqlengine.Open(ctx)
 	if err != nil {
 		return err
 	}
 	defer engine.Close()
-	files := sqlengine.TableFiles(local.Root(), cfg, schema, slices)
-	if err := engine.CreateView(ctx, cfg.Name, files, schema); err != nil {
+	if err := engine.CreateSnapshotView(ctx, cfg.Name, local, cfg, instant); err != nil {
 		return err
 	}
 	rows, err := engine.Query(ctx, sqlengine.ExpandTableName(query, cfg.Name))

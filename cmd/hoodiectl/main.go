@@ -3,7 +3,8 @@
 //
 // The commands, their output and exit statuses follow the hoodiectl contract
 // (docs/cli.md): 0 done, 1 a write refused with nothing committed, 2 a wrong
-// command line, 3 any other error.
+// command line, 3 any other error; validate follows data-validator's
+// convention (0 pass, 1 fail, 3 a config or runtime error).
 package main
 
 import (
@@ -39,7 +40,8 @@ type usageError struct{ err error }
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
-// refusedError is a write refused with nothing committed: exit status 1.
+// refusedError is a write refused with nothing committed, or a check that
+// failed (index verify, validate): exit status 1.
 type refusedError struct{ err error }
 
 func (e *refusedError) Error() string { return e.err.Error() }
@@ -116,6 +118,7 @@ nothing committed, 2 a wrong command line, 3 any other error.`,
 		newExportCommand(io),
 		newIndexCommand(io),
 		newBenchCommand(io),
+		newValidateCommand(io),
 	)
 	root.AddCommand(newWriteCommands(io)...)
 	var silence func(*cobra.Command)

@@ -45,8 +45,9 @@ func QuoteIdent(name string) string {
 	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
 }
 
-// quoteString quotes s as a DuckDB string literal.
-func quoteString(s string) string {
+// QuoteString quotes s as a DuckDB string literal: 's', with inner single
+// quotes doubled.
+func QuoteString(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
@@ -127,7 +128,7 @@ func (e *Engine) CreateView(ctx context.Context, name string, files []File, sche
 	case len(files) > 0:
 		quoted := make([]string, len(files))
 		for i, f := range files {
-			quoted[i] = quoteString(escapeGlob(f.Path))
+			quoted[i] = QuoteString(escapeGlob(f.Path))
 		}
 		query = fmt.Sprintf("SELECT * FROM read_parquet([%s], union_by_name = true, hive_partitioning = false)", strings.Join(quoted, ", "))
 		if schema != nil {

@@ -118,15 +118,15 @@ func computedViewQuery(files []File, schema *storage.Schema) (string, error) {
 	rows := make([]string, len(files))
 	paths := make([]string, len(files))
 	for i, f := range files {
-		paths[i] = quoteString(escapeGlob(f.Path))
-		values := []string{quoteString(f.Path)}
+		paths[i] = QuoteString(escapeGlob(f.Path))
+		values := []string{QuoteString(f.Path)}
 		for _, name := range metaCols {
 			v, ok := f.Meta[name]
 			if !ok {
 				values = append(values, "CAST(NULL AS VARCHAR)")
 				continue
 			}
-			values = append(values, quoteString(v))
+			values = append(values, QuoteString(v))
 		}
 		for _, name := range partCols {
 			lit, err := literal(f.Partition[name], types[name])
@@ -156,7 +156,7 @@ func computedViewQuery(files []File, schema *storage.Schema) (string, error) {
 		"SELECT * FROM read_parquet([%[4]s], union_by_name = true, hive_partitioning = false, filename = %[5]s)"+
 		") r LEFT JOIN (VALUES %[6]s) f(%[7]s) ON r.%[1]s = f.path",
 		QuoteIdent(fileColumn), strings.Join(replace, ", "), nulls, strings.Join(paths, ", "),
-		quoteString(fileColumn), strings.Join(rows, ", "), strings.Join(names, ", ")), nil
+		QuoteString(fileColumn), strings.Join(rows, ", "), strings.Join(names, ", ")), nil
 }
 
 // literal returns a DuckDB expression of value v, in the value model of
@@ -190,11 +190,11 @@ func literal(v any, t *storage.Type) (string, error) {
 	case time.Time:
 		text = v.UTC().Format(time.RFC3339Nano)
 	case []byte:
-		return "CAST(from_base64(" + quoteString(base64.StdEncoding.EncodeToString(v)) + ") AS " + typ + ")", nil
+		return "CAST(from_base64(" + QuoteString(base64.StdEncoding.EncodeToString(v)) + ") AS " + typ + ")", nil
 	default:
 		return "", fmt.Errorf("no SQL literal for a %T", v)
 	}
-	return "CAST(" + quoteString(text) + " AS " + typ + ")", nil
+	return "CAST(" + QuoteString(text) + " AS " + typ + ")", nil
 }
 
 // floatText returns the text of a float of bitSize bits that DuckDB casts

@@ -1,0 +1,166 @@
+package datavalidator
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/hoodie-dev/hoodie/internal/sqlengine"
+	"github.com/hoodie-dev/hoodie/internal/valuefmt"
+)
+
+// varPattern finds variables: $NAME or ${NAME}, NAME a letter and then
+// letters, digits or underscores (data-validator's rule). A $ not followed
+// by a letter or { is kept as it is.
+var varPattern = regexp.MustCompile(`\$(?:\{([A-Za-z][A-Za-z0-9_]*)\}|([A-Za-z][A-Za-z0-9_]*))`)
+
+// substitute replaces the variables of s with their values. A variable
+// without a value is an error naming every such variable.
+func substitute(s string, vars map[string]string) (string, error) {
+	var missing []string
+	out := varPattern.ReplaceAllStringFunc(s, func(m string) string {
+		sub := varPattern.FindStringSubmatch(m)
+		name := sub[1] + sub[2]
+		v, ok := vars[name]
+		if !ok {
+			if !slices.Contains(missing, name) {
+				missing = append(missing, name)
+			}
+			return m
+		}
+		return v
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("no value for variable(s) %s (define them under vars or with --vars)", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// hasVars reports whether s holds a variable.
+func hasVars(s string) bool { return varPattern.MatchString(s) }
+
+// ParseVarsFlag parses the --vars value "k1=v1,k2=v2" into dst. Values
+// cannot hold commas; a name must be a variable name.
+func ParseVarsFlag(s string, dst map[string]string) error {
+	if s == "" {
+		return nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("--vars: %q is not NAME=VALUE", kv)
+		}
+		if !validVarName(k) {
+			return fmt.Errorf("--vars: variable name %q: want a letter, then letters, digits or _", k)
+		}
+		dst[k] = v
+	}
+	return nil
+}
+
+// resolveVars returns the values of the configuration's variables, the
+// command line's (given) winning over the configuration's: a configuration
+// variable that given sets is not evaluated. Env, shell and sql variables
+// may use the variables before them.
+func resolveVars(ctx context.Context, cfgVars []Var, given map[string]string, engine *sqlengine.Engine, lookupEnv func(string) (string, bool)) (map[string]string, error) {
+	vars := map[string]string{}
+	for k, v := range given {
+		vars[k] = v
+	}
+	seen := map[string]bool{}
+	for _, v := range cfgVars {
+		where := fmt.Sprintf("variable %s (line %d)", v.Name, v.line)
+		if seen[v.Name] {
+			return nil, configErrorf(where, "defined twice")
+		}
+		seen[v.Name] = true
+		if _, ok := given[v.Name]; ok {
+			continue
+		}
+		switch {
+		case v.Value != nil:
+			vars[v.Name] = *v.Value
+		case v.Env != "":
+			name, err := substitute(v.Env, vars)
+			if err != nil {
+				return nil, configErrorf(where, "env: %v", err)
+			}
+			val, ok := lookupEnv(name)
+			if !ok {
+				return nil, configErrorf(where, "environment variable %s is not set", name)
+			}
+			vars[v.Name] = val
+		case v.Shell != "":
+			script, err := substitute(v.Shell, vars)
+			if err != nil {
+				return nil, configErrorf(where, "shell: %v", err)
+			}
+			val, err := shellValue(ctx, script)
+			if err != nil {
+				return nil, fmt.Errorf("%s: shell %q: %w", where, script, err)
+			}
+			vars[v.Name] = val
+		case v.SQL != "":
+			query, err := substitute(v.SQL, vars)
+			if err != nil {
+				return nil, configErrorf(where, "sql: %v", err)
+			}
+			val, err := sqlValue(ctx, engine, query)
+			if err != nil {
+				return nil, fmt.Errorf("%s: sql %q: %w", where, query, err)
+			}
+			vars[v.Name] = val
+		}
+	}
+	return vars, nil
+}
+
+// shellValue runs script with sh -c and returns the first line of its
+// output.
+func shellValue(ctx context.Context, script string) (string, error) {
+	cmd := exec.CommandContext(ctx, "sh", "-c", script)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return "", fmt.Errorf("%w: %s", err, msg)
+		}
+		return "", err
+	}
+	line, _, _ := bufio.NewReader(bytes.NewReader(out)).ReadLine()
+	return string(line), nil
+}
+
+// sqlValue runs query and returns the first column of its first row as
+// text (null as "null").
+func sqlValue(ctx context.Context, engine *sqlengine.Engine, query string) (string, error) {
+	rows, err := engine.Query(ctx, query)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return "", err
+		}
+		return "", fmt.Errorf("no rows")
+	}
+	v := rows.Values()[0]
+	if err := rows.Close(); err != nil {
+		return "", err
+	}
+	if v == nil {
+		return "null", nil
+	}
+	return valuefmt.Text(nil, v), nil
+}
+
+// defaultLookupEnv is os.LookupEnv.
+var defaultLookupEnv = os.LookupEnv
