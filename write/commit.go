@@ -125,7 +125,9 @@ func (c *commit) completedDespite(ctx context.Context, data []byte) bool {
 	if err != nil {
 		return false
 	}
-	got, err := c.w.fsys.ReadFile(ctx, done)
+	// The write may have been cancelled as its completed file was made:
+	// the look must not fail for that.
+	got, err := c.w.fsys.ReadFile(context.WithoutCancel(ctx), done)
 	return err == nil && bytes.Equal(got, data)
 }
 

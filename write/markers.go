@@ -127,25 +127,45 @@ func filesOfInstant(ctx context.Context, fsys storage.FS, instant string) ([]str
 	return out, nil
 }
 
-// rollbackPending undoes a write that never completed: it deletes the data
-// files its markers name (or, when it has no markers, the base files whose
-// names carry its instant time, in every partition), then its markers, then
-// its instant files (inflight before requested). Each step is idempotent and the instant stays pending
-// until its last file goes, so a rollback that dies half way is finished by
-// the next one. An instant whose completed file exists is not pending: its
-// files are the table's, and rollbackPending deletes nothing and fails with
-// timeline.ErrInstantCompleted.
+// rollbackPending undoes a write that never completed: it deletes its
+// inflight file first, then the data files its markers name (or, when it
+// has no markers, the base files whose names carry its instant time, in
+// every partition), the partitions it created and left empty, its markers,
+// and its requested file last. Each step is idempotent and the instant
+// stays pending until its last file goes, so a rollback that dies half way
+// is finished by the next one.
+//
+// An instant whose completed file exists is not pending: its files are the
+// table's, and rollbackPending deletes nothing and fails with
+// timeline.ErrInstantCompleted. Deleting the inflight file first closes the
+// race with a writer that was completing meanwhile: Hudi completes an
+// instant only from its inflight file, so once that is gone the instant can
+// no longer complete, and a second look tells whether it did before.
 func rollbackPending(ctx context.Context, fsys storage.FS, in timeline.Instant) error {
 	donePath, err := timeline.Instant{Time: in.Time, Action: in.Action, State: timeline.StateCompleted}.Path()
 	if err != nil {
 		return fmt.Errorf("roll back %s: %w", in, err)
 	}
-	done, err := storage.Exists(ctx, fsys, donePath)
-	if err != nil {
-		return fmt.Errorf("roll back %s: %w", in, err)
+	completed := func() error {
+		done, err := storage.Exists(ctx, fsys, donePath)
+		if err != nil {
+			return fmt.Errorf("roll back %s: %w", in, err)
+		}
+		if done {
+			return fmt.Errorf("roll back %s: %s exists, so its files are committed and are kept: %w", in, donePath, timeline.ErrInstantCompleted)
+		}
+		return nil
 	}
-	if done {
-		return fmt.Errorf("roll back %s: %s exists, so its files are committed and are kept: %w", in, donePath, timeline.ErrInstantCompleted)
+	if err := completed(); err != nil {
+		return err
+	}
+	if inflight, err := (timeline.Instant{Time: in.Time, Action: in.Action, State: timeline.StateInflight}).Path(); err == nil {
+		if err := fsys.Remove(ctx, inflight); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("roll back %s: %w", in, err)
+		}
+	}
+	if err := completed(); err != nil {
+		return err
 	}
 	files, err := markedFiles(ctx, fsys, in.Time)
 	if err != nil {

@@ -2,12 +2,17 @@ package write
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
 )
 
 // TestRollbackOfDeadSparkWrite leaves a write pending as a Spark writer that
@@ -117,5 +122,110 @@ func TestMarkedFilesReadsMarkersFiles(t *testing.T) {
 	slices.Sort(got)
 	if strings.Join(got, " ") != want {
 		t.Errorf("marked files %v, want %s", got, want)
+	}
+}
+
+// pendingSparkWrite leaves on tt an upsert as a Spark writer leaves it while
+// it runs: its data files written, its instant inflight, its markers in
+// MARKERS files. It returns the instant, the files and the completed file's
+// content the writer is about to write.
+func pendingSparkWrite(t *testing.T, tt *testTable, gen *trips.Generator, initial []trips.Trip) (string, []string, []byte) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := otherWriter(t, tt, Settings{}).Write(ctx, OpUpsert, tripsInput(gen.Updates(initial, 10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := ".hoodie/" + r.Instant + ".commit"
+	meta, err := tt.fsys.ReadFile(ctx, done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tt.fsys.Remove(ctx, done); err != nil {
+		t.Fatal(err)
+	}
+	var files, lines []string
+	for _, f := range r.Files {
+		files = append(files, f.Path)
+		lines = append(lines, f.Path+markerMerge)
+	}
+	dir := markerFolder(r.Instant)
+	if err := tt.fsys.WriteFile(ctx, dir+"/"+markersTypeFile, []byte("TIMELINE_SERVER_BASED")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tt.fsys.WriteFile(ctx, dir+"/"+markersFilePrefix+"0", []byte(strings.Join(lines, "\n")+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	return r.Instant, files, meta
+}
+
+// A Spark writer that keeps a fresh heartbeat (the multi-writer setting)
+// is alive: its pending write is left alone, files and instant.
+func TestRecoverLeavesWritesWithAFreshHeartbeat(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		age  time.Duration
+		kept bool
+	}{{"fresh", 30 * time.Second, true}, {"expired", 3 * time.Minute, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			gen := trips.NewGenerator(12)
+			initial := gen.Inserts(30)
+			tt.write(OpInsert, tripsInput(initial))
+			instant, files, _ := pendingSparkWrite(t, tt, gen, initial)
+			beat := heartbeatFolder + "/" + instant
+			if err := tt.fsys.WriteFile(ctx, beat, nil); err != nil {
+				t.Fatal(err)
+			}
+			at := time.Now().Add(-tc.age)
+			if err := os.Chtimes(filepath.Join(tt.dir, filepath.FromSlash(beat)), at, at); err != nil {
+				t.Fatal(err)
+			}
+			tt.write(OpInsert, tripsInput(gen.Inserts(1)))
+			for _, f := range append(files, ".hoodie/"+instant+".inflight") {
+				if _, err := tt.fsys.Stat(ctx, f); (err == nil) != tc.kept {
+					t.Errorf("%s: stat error %v, want kept %v", f, err, tc.kept)
+				}
+			}
+		})
+	}
+}
+
+// completingFS completes the pending instant just as its inflight file is
+// about to be deleted: the writer finished before the rollback could stop it.
+type completingFS struct {
+	*storage.LocalFS
+	instant string
+	meta    []byte
+}
+
+func (f *completingFS) Remove(ctx context.Context, name string) error {
+	if name == ".hoodie/"+f.instant+".inflight" {
+		if err := f.LocalFS.CreateIfAbsent(ctx, ".hoodie/"+f.instant+".commit", f.meta); err != nil {
+			return err
+		}
+	}
+	return f.LocalFS.Remove(ctx, name)
+}
+
+// A write that completes while a rollback starts keeps its files: the
+// rollback looks again once the instant can no longer complete.
+func TestRollbackLeavesAWriteThatCompletesMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	gen := trips.NewGenerator(12)
+	initial := gen.Inserts(30)
+	tt.write(OpInsert, tripsInput(initial))
+	instant, files, meta := pendingSparkWrite(t, tt, gen, initial)
+	cfs := &completingFS{LocalFS: tt.fsys.(*storage.LocalFS), instant: instant, meta: meta}
+	_, err := newTestWriter(cfs, tt.dir, Settings{}).Write(ctx, OpInsert, tripsInput(gen.Inserts(1)))
+	if !errors.Is(err, timeline.ErrInstantCompleted) {
+		t.Errorf("write: %v, want the rollback's refusal of a completed instant", err)
+	}
+	for _, f := range files {
+		if _, err := tt.fsys.Stat(ctx, f); err != nil {
+			t.Errorf("file %s of the completed commit %s: %v", f, instant, err)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hoodie-dev/hoodie/storage"
 )
@@ -21,6 +22,11 @@ const (
 	KeyParallelism        = "hoodie.write.parallelism"
 	KeyBulkInsertSortMode = "hoodie.bulkinsert.sort.mode"
 	KeyDictionaryEnabled  = "hoodie.parquet.dictionary.enabled"
+	// KeyHeartbeatInterval and KeyHeartbeatMisses say when the heartbeat of
+	// another writer's pending commit has expired (see
+	// Settings.HeartbeatTimeout).
+	KeyHeartbeatInterval = "hoodie.client.heartbeat.interval_in_ms"
+	KeyHeartbeatMisses   = "hoodie.client.heartbeat.tolerable.misses"
 	// KeyStringEncoding is Hoodie's own: the encoding of string and bytes
 	// columns (storage.BaseFileOptions.StringEncoding). Hudi ignores it.
 	KeyStringEncoding = "hoodie.parquet.string.encoding"
@@ -67,10 +73,22 @@ type Settings struct {
 	// PARTITION_PATH_REPARTITION keep the input's order, which loads
 	// faster but leaves the key column unsorted. Other writes always sort.
 	BulkInsertSortMode string
+	// HeartbeatTimeout is how long after its last heartbeat another
+	// writer's pending commit counts as dead, and is rolled back: Hudi's
+	// heartbeat interval times its tolerable misses. Zero means the
+	// default, two minutes.
+	HeartbeatTimeout time.Duration
 	// Props holds every setting given, those above included, for the
 	// pre-commit hook (validators read theirs from it).
 	Props *storage.Properties
 }
+
+// Hudi's defaults of KeyHeartbeatInterval and KeyHeartbeatMisses.
+const (
+	defaultHeartbeatInterval = time.Minute
+	defaultHeartbeatMisses   = 2
+	defaultHeartbeatTimeout  = defaultHeartbeatInterval * defaultHeartbeatMisses
+)
 
 // DefaultSettings returns Hudi's defaults, with zstd compression and one
 // writer per core.
@@ -85,6 +103,7 @@ func DefaultSettings() Settings {
 		StringEncoding:     storage.DefaultStringEncoding,
 		Parallelism:        runtime.GOMAXPROCS(0),
 		BulkInsertSortMode: "GLOBAL_SORT",
+		HeartbeatTimeout:   defaultHeartbeatTimeout,
 		Props:              storage.NewProperties(),
 	}
 }
@@ -100,25 +119,25 @@ func ParseSettings(props *storage.Properties) (Settings, error) {
 	}
 	s.Props = props.Clone()
 	var errs []string
-	sizeOf := func(key string, dst *int64, allowZero bool) {
+	numberOf := func(key string, dst *int64, allowZero bool) {
 		v, ok := props.Get(key)
 		if !ok {
 			return
 		}
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil || n < 0 || (n == 0 && !allowZero) {
-			errs = append(errs, fmt.Sprintf("%s=%q is not a positive number of bytes", key, v))
+			errs = append(errs, fmt.Sprintf("%s=%q is not a positive whole number", key, v))
 			return
 		}
 		*dst = n
 	}
-	sizeOf(KeyMaxFileSize, &s.MaxFileSize, false)
-	sizeOf(KeySmallFileLimit, &s.SmallFileLimit, true)
-	sizeOf(KeyRecordSizeEstimate, &s.RecordSizeEstimate, false)
-	sizeOf(KeyBlockSize, &s.BlockSize, false)
+	numberOf(KeyMaxFileSize, &s.MaxFileSize, false)
+	numberOf(KeySmallFileLimit, &s.SmallFileLimit, true)
+	numberOf(KeyRecordSizeEstimate, &s.RecordSizeEstimate, false)
+	numberOf(KeyBlockSize, &s.BlockSize, false)
 	var page, parallelism int64 = int64(s.PageSize), int64(s.Parallelism)
-	sizeOf(KeyPageSize, &page, false)
-	sizeOf(KeyParallelism, &parallelism, false)
+	numberOf(KeyPageSize, &page, false)
+	numberOf(KeyParallelism, &parallelism, false)
 	if page > storage.MaxPageSize {
 		errs = append(errs, fmt.Sprintf("%s=%d is over the %d bytes a Parquet page may hold", KeyPageSize, page, storage.MaxPageSize))
 		page = int64(s.PageSize)
@@ -159,6 +178,10 @@ func ParseSettings(props *storage.Properties) (Settings, error) {
 		}
 		*dst = b
 	}
+	interval, misses := int64(defaultHeartbeatInterval/time.Millisecond), int64(defaultHeartbeatMisses)
+	numberOf(KeyHeartbeatInterval, &interval, false)
+	numberOf(KeyHeartbeatMisses, &misses, false)
+	s.HeartbeatTimeout = time.Duration(interval*misses) * time.Millisecond
 	boolOf(KeyDropDuplicates, &s.DropDuplicates)
 	dictionary := !s.NoDictionary
 	boolOf(KeyDictionaryEnabled, &dictionary)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
@@ -34,6 +35,13 @@ func TestParseSettings(t *testing.T) {
 			return s.NoDictionary && s.baseFileOptions().NoDictionary
 		}, ""},
 		{"dictionaries", map[string]string{KeyDictionaryEnabled: "TRUE"}, func(s Settings) bool { return !s.NoDictionary }, ""},
+		{"heartbeat timeout", map[string]string{KeyHeartbeatInterval: "1000", KeyHeartbeatMisses: "5"}, func(s Settings) bool {
+			return s.HeartbeatTimeout == 5*time.Second
+		}, ""},
+		{"default heartbeat timeout", map[string]string{KeyHeartbeatMisses: "3"}, func(s Settings) bool {
+			return s.HeartbeatTimeout == 3*time.Minute
+		}, ""},
+		{"bad heartbeat interval", map[string]string{KeyHeartbeatInterval: "soon"}, nil, KeyHeartbeatInterval},
 		{"unknown keys are kept", map[string]string{"hoodie.some.future.key": "x"}, func(s Settings) bool {
 			v, ok := s.Props.Get("hoodie.some.future.key")
 			return ok && v == "x"

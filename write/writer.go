@@ -1,6 +1,7 @@
 package write
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -223,20 +224,34 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	return res, nil
 }
 
-// recover rolls back every write a dead writer left pending (the caller
-// holds the lock, so no live writer owns them) and drops markers that
-// completed writes left.
+// recover rolls back every commit a dead writer left pending and drops
+// markers that completed writes left, as a Hudi writer does with the
+// default hoodie.cleaner.policy.failed.writes=EAGER: the caller holds the
+// writer lock, so no Hoodie writer owns them.
+//
+// Two kinds of pending instants are left alone, as Hudi leaves them:
+// a commit whose writer keeps a fresh heartbeat (a Spark writer with the
+// multi-writer setting LAZY, which does not take Hoodie's lock), and every
+// replacecommit (clustering, which is never rolled back as a failed write,
+// or an insert overwrite, whose files stay unseen while it is pending).
 func (w *Writer) recover(ctx context.Context) error {
 	tl, err := timeline.Load(ctx, w.fsys)
 	if err != nil {
 		return err
 	}
 	for _, in := range tl.Pending().Instants() {
-		switch in.Action {
-		case timeline.ActionCommit, timeline.ActionReplaceCommit, timeline.ActionDeltaCommit:
-			if err := rollbackPending(ctx, w.fsys, in); err != nil {
-				return err
-			}
+		if in.Action != timeline.ActionCommit {
+			continue
+		}
+		live, err := w.heartbeatFresh(ctx, in.Time)
+		if err != nil {
+			return err
+		}
+		if live {
+			continue
+		}
+		if err := rollbackPending(ctx, w.fsys, in); err != nil {
+			return err
 		}
 	}
 	entries, err := w.fsys.ReadDir(ctx, storage.TempFolder)
@@ -345,6 +360,24 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 		records = inInputOrder(all, records)
 	}
 	return schema, records, nil
+}
+
+// heartbeatFolder holds the heartbeats of Hudi's writers: a live writer
+// touches .hoodie/.heartbeat/<instant> every heartbeat interval.
+const heartbeatFolder = storage.MetaFolder + "/.heartbeat"
+
+// heartbeatFresh reports whether the writer of the pending instant keeps a
+// heartbeat that has not expired (see Settings.HeartbeatTimeout): it is
+// alive, and its instant is not to be rolled back.
+func (w *Writer) heartbeatFresh(ctx context.Context, instant string) (bool, error) {
+	info, err := w.fsys.Stat(ctx, heartbeatFolder+"/"+instant)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("check the heartbeat of %s: %w", instant, err)
+	}
+	return w.opts.Clock().Sub(info.ModTime) <= cmp.Or(w.settings.HeartbeatTimeout, defaultHeartbeatTimeout), nil
 }
 
 // parallelChunks splits [0, n) into up to workers chunks and runs fn on each
