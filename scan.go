@@ -1,6 +1,7 @@
 package hoodie
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
-	"github.com/hoodie-dev/hoodie/timeline"
 )
 
 // lookupCacheSize is the Pebble block cache of an index opened for one
@@ -26,7 +26,7 @@ func (t *Table) Scan(ctx context.Context, opts read.Options) (*read.Scan, error)
 		return nil, err
 	}
 	if opts.Locator == nil {
-		opts.Locator = &indexLocator{table: t, name: cfg.Name, commits: tl.CompletedCommits()}
+		opts.Locator = &indexLocator{table: t, name: cfg.Name}
 	}
 	return read.NewScan(ctx, t.fsys, cfg, tl, opts)
 }
@@ -37,16 +37,16 @@ func (t *Table) Scan(ctx context.Context, opts read.Options) (*read.Scan, error)
 // read-only, and holds both for the lookup alone (a writer that comes
 // meanwhile waits those milliseconds). When a writer holds the lock, when
 // there is no index, or when the index is stale, at another instant than
-// the scan's snapshot or without a commit of it, it declines and the scan
-// falls back to the footers.
+// the scan's snapshot or made from other files than the snapshot's (see
+// index.Index.ViewDigest), it declines and the scan falls back to the
+// footers.
 type indexLocator struct {
-	table   *Table
-	name    string             // the table name the index was made for
-	commits *timeline.Timeline // the completed writes of the scan's timeline
+	table *Table
+	name  string // the table name the index was made for
 }
 
 // LocateKeys implements read.KeyLocator.
-func (l *indexLocator) LocateKeys(ctx context.Context, asOf string, keys []string) (locs []read.KeyLocation, ok bool, err error) {
+func (l *indexLocator) LocateKeys(ctx context.Context, view *read.View, keys []string) (locs []read.KeyLocation, ok bool, err error) {
 	unlock, err := l.table.fsys.TryLock(ctx, storage.LockFile)
 	if err != nil {
 		// Busy, or a table this process may not lock (a read-only folder):
@@ -64,18 +64,12 @@ func (l *indexLocator) LocateKeys(ctx context.Context, asOf string, keys []strin
 		return nil, false, ctx.Err()
 	}
 	defer func() { err = errors.Join(err, idx.Close()) }()
-	if idx.Stale() != nil || idx.Watermark() != asOf {
-		return nil, false, nil
-	}
 	// A write that completed after the index reached its watermark, with
 	// an earlier instant time (a writer whose clock or zone is behind), is
-	// in the snapshot but not in the index: the footers answer until the
-	// next write catches the index up.
-	var times []string
-	for _, in := range l.commits.AtOrBefore(asOf).Instants() {
-		times = append(times, in.Time)
-	}
-	if seen := idx.Seen(); seen == nil || seen.Missing(times) {
+	// in the snapshot but not in the index, archived or not: the files
+	// differ from those the index stored the digest of, and the footers
+	// answer until the next write catches the index up.
+	if idx.Stale() != nil || idx.Watermark() != view.AsOf() || !bytes.Equal(idx.ViewDigest(), view.Digest()) {
 		return nil, false, nil
 	}
 	matches, err := idx.Tag(ctx, keys)

@@ -120,7 +120,7 @@ func scanKeys(t *testing.T, tbl *hoodie.Table, opts read.Options) ([]string, rea
 // files' footers alone, which is what an index-backed scan must agree with.
 type declining struct{}
 
-func (declining) LocateKeys(context.Context, string, []string) ([]read.KeyLocation, bool, error) {
+func (declining) LocateKeys(context.Context, *read.View, []string) ([]read.KeyLocation, bool, error) {
 	return nil, false, nil
 }
 
@@ -228,7 +228,8 @@ func TestScanFallsBackToFooters(t *testing.T) {
 	})
 	t.Run("a commit completed before the watermark", func(t *testing.T) {
 		// Another writer, whose clock is behind, completes a commit with
-		// an earlier time than the index's watermark: the index lacks it.
+		// an earlier time than the index's watermark: the index lacks the
+		// file group it writes (a copy of one without the key).
 		tl, err := tt.t.Timeline(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -239,11 +240,35 @@ func TestScanFallsBackToFooters(t *testing.T) {
 			t.Fatal(err)
 		}
 		early := timeline.FormatInstantTime(at.Add(-time.Millisecond))
+		view, err := read.LoadView(ctx, tt.t.FS(), tl, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var src read.FileSlice
+		for _, s := range view.LatestSlices() {
+			if s.Partition != key.PartitionPath {
+				src = s
+				break
+			}
+		}
+		if src.Path == "" {
+			t.Fatal("every file group is in the key's partition")
+		}
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(src.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		const fileID = "00000000-0000-0000-0000-000000000001-0"
+		rel := src.Partition + "/" + fileID + "_0-1-1_" + early + ".parquet"
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		meta := filepath.Join(dir, ".hoodie")
 		for name, data := range map[string]string{
 			early + ".commit.requested": "",
 			early + ".inflight":         "",
-			early + ".commit":           `{"partitionToWriteStats":{},"compacted":false,"extraMetadata":{},"operationType":"UPSERT"}`,
+			early + ".commit": `{"partitionToWriteStats":{"` + src.Partition + `":[{"fileId":"` + fileID + `","path":"` + rel +
+				`","prevCommit":"null","partitionPath":"` + src.Partition + `"}]},"compacted":false,"extraMetadata":{},"operationType":"UPSERT"}`,
 		} {
 			if err := os.WriteFile(filepath.Join(meta, name), []byte(data), 0o644); err != nil {
 				t.Fatal(err)

@@ -27,9 +27,10 @@ type ChangeSet struct {
 	// put, and of two puts of a key the last wins.
 	Puts    []Put
 	Deletes []string
-	// Seen, stored with the new watermark, describes the completed write
-	// instants at or before it; nil records that they are not known.
-	Seen *Seen
+	// ViewDigest, stored with the new watermark, identifies the table's
+	// file-system view as of it (the caller decides how); nil records that
+	// it is not known.
+	ViewDigest []byte
 }
 
 // Apply records the changes of the completed instant and advances the
@@ -82,7 +83,7 @@ func (ix *Index) commit(ctx context.Context, changes ChangeSet, instant string) 
 	if err := ix.batchChanges(ctx, b, changes, instant); err != nil {
 		return err
 	}
-	return ix.publish(instant, changes.Seen, func() error {
+	return ix.publish(instant, changes.ViewDigest, func() error {
 		if err := b.Commit(pebble.Sync); err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
@@ -91,16 +92,16 @@ func (ix *Index) commit(ctx context.Context, changes ChangeSet, instant string) 
 }
 
 // publish calls write, which makes a writer's changes durable and visible in
-// Pebble, and on success publishes the watermark instant, its seen instants
+// Pebble, and on success publishes the watermark instant, its view digest
 // and the dictionary that go with them. It holds stateMu exclusively meanwhile, so
 // that no reader sees the new records without the file groups they name.
-func (ix *Index) publish(instant string, seen *Seen, write func() error) error {
+func (ix *Index) publish(instant string, digest []byte, write func() error) error {
 	ix.stateMu.Lock()
 	defer ix.stateMu.Unlock()
 	if err := write(); err != nil {
 		return err
 	}
-	ix.watermark, ix.seen, ix.visible = instant, seen, ix.dict.locs
+	ix.watermark, ix.viewDigest, ix.visible = instant, keptDigest(digest), ix.dict.locs
 	return nil
 }
 
@@ -157,7 +158,7 @@ func (ix *Index) batchChanges(ctx context.Context, b *pebble.Batch, changes Chan
 			return fmt.Errorf("file group %s: %w", ix.dict.locs[id], err)
 		}
 	}
-	if err := b.Set(metaSeen, changes.Seen.encode(), nil); err != nil {
+	if err := b.Set(metaView, storedDigest(changes.ViewDigest), nil); err != nil {
 		return err
 	}
 	if err := b.Set(metaWatermark, []byte(instant), nil); err != nil {

@@ -39,9 +39,9 @@
 // The metadata names are "format" (the format version, "2"; version 1
 // stored UUIDs as text under 'r', and its stores read as stale), "table"
 // (the table name and id given to Open), "watermark" (an instant, or empty
-// when the index contains no instant), "seen" (the Seen of the watermark:
-// the number of completed write instants at or before it, then the latest
-// of their times, comma-separated; empty or absent when not known) and
+// when the index contains no instant), "view" (the caller's digest of the
+// table's file-system view as of the watermark, opaque bytes; empty or
+// absent when not known) and
 // "rebuilding" (present only while a rebuild is under way; its value is the
 // instant being rebuilt to).
 //
@@ -109,13 +109,15 @@
 // a completed instant the index contains (a rollback of a completed commit,
 // a restore), the index cannot undo it: the caller rebuilds.
 //
-// With the watermark, Apply and RebuildSeen store the caller's Seen: which
-// completed write instants at or before the watermark the index holds. A
-// commit whose instant time is earlier than the watermark but which
-// completed after it (a writer whose clock or time zone is behind, a long
-// write) is not among them; Seen.Missing finds it on the timeline, and the
-// caller rebuilds. Archiving, which removes the oldest instants, is told
-// apart from it by the count.
+// With the watermark, in the same atomic step, Apply and RebuildDigest store
+// the caller's digest of the table's file-system view as of the watermark
+// (ViewDigest; package write hashes the partition, file id and latest
+// instant of every file group). A commit whose instant time is earlier than
+// the watermark but which completed after it (a writer whose clock or time
+// zone is behind, a long write) changes that view, whether or not it is
+// still on the active timeline: the caller, finding the view's digest
+// different from the stored one, rebuilds. Archiving does not change the
+// view.
 //
 // # Crashes
 //

@@ -88,12 +88,12 @@ type Index struct {
 	// and publishes the new state while holding it exclusively, so a reader
 	// that takes it shared while opening its iterator sees a Pebble state and
 	// an in-memory state that belong together.
-	stateMu   sync.RWMutex
-	closed    bool
-	stale     error      // nil when the index can be trusted; wraps ErrStale
-	watermark string     // meaningful when stale is nil
-	seen      *Seen      // of the watermark; nil when not known
-	visible   []Location // the committed prefix of dict.locs, indexed by id
+	stateMu    sync.RWMutex
+	closed     bool
+	stale      error      // nil when the index can be trusted; wraps ErrStale
+	watermark  string     // meaningful when stale is nil
+	viewDigest []byte     // stored with the watermark; nil when not known
+	visible    []Location // the committed prefix of dict.locs, indexed by id
 }
 
 // Open opens the index in dir, creating the folder and an empty index (with
@@ -225,15 +225,14 @@ func (ix *Index) load() error {
 		ix.stale = ix.errorf("%w: %w", err, ErrStale)
 		return nil
 	}
-	seenData, err := ix.get(metaSeen)
+	digest, err := ix.get(metaView)
 	if err != nil {
 		return err
 	}
-	seen, err := decodeSeen(seenData)
-	if err != nil {
-		seen = nil // not known: a caller that needs it rebuilds
+	if len(digest) == 0 {
+		digest = nil // not known: a caller that needs it rebuilds
 	}
-	ix.watermark, ix.seen, ix.dict, ix.visible = string(watermark), seen, dict, dict.locs
+	ix.watermark, ix.viewDigest, ix.dict, ix.visible = string(watermark), digest, dict, dict.locs
 	return nil
 }
 

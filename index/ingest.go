@@ -68,7 +68,7 @@ func (ix *Index) ingest(ctx context.Context, changes ChangeSet, instant string) 
 				return fmt.Errorf("file group %s: %w", ix.dict.locs[id], err)
 			}
 		}
-		if err := w.Set(metaSeen, changes.Seen.encode()); err != nil {
+		if err := w.Set(metaView, storedDigest(changes.ViewDigest)); err != nil {
 			return err
 		}
 		return w.Set(metaWatermark, []byte(instant))
@@ -115,7 +115,7 @@ func (ix *Index) ingest(ctx context.Context, changes ChangeSet, instant string) 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return ix.publish(instant, changes.Seen, func() error {
+	return ix.publish(instant, changes.ViewDigest, func() error {
 		if err := ix.db.Ingest(ctx, paths); err != nil {
 			return fmt.Errorf("ingest: %w", err)
 		}

@@ -21,9 +21,9 @@ var (
 	metaTable      = []byte{nsMeta, 't', 'a', 'b', 'l', 'e'}
 	metaWatermark  = []byte{nsMeta, 'w', 'a', 't', 'e', 'r', 'm', 'a', 'r', 'k'}
 	metaRebuilding = []byte{nsMeta, 'r', 'e', 'b', 'u', 'i', 'l', 'd', 'i', 'n', 'g'}
-	// metaSeen is the Seen of the watermark; it sorts before metaWatermark,
-	// as the tables Apply ingests need.
-	metaSeen = []byte{nsMeta, 's', 'e', 'e', 'n'}
+	// metaView is the view digest stored with the watermark; it sorts
+	// before metaWatermark, as the tables Apply ingests need.
+	metaView = []byte{nsMeta, 'v', 'i', 'e', 'w'}
 )
 
 // allLower and allUpper bound every key any format of the index writes:

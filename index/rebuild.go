@@ -31,12 +31,12 @@ type ScanFunc func(yield func(key string, loc Location) error) error
 // Keys must not be empty (ErrEmptyKey). If scan yields a key twice, the last
 // location wins; Verify reports such duplicates.
 func (ix *Index) Rebuild(ctx context.Context, watermark string, scan ScanFunc) error {
-	return ix.RebuildSeen(ctx, watermark, nil, scan)
+	return ix.RebuildDigest(ctx, watermark, nil, scan)
 }
 
-// RebuildSeen is Rebuild that also records seen, the completed write
-// instants at or before watermark (see Seen).
-func (ix *Index) RebuildSeen(ctx context.Context, watermark string, seen *Seen, scan ScanFunc) error {
+// RebuildDigest is Rebuild that also stores digest, which identifies the
+// table's file-system view as of watermark (see ViewDigest).
+func (ix *Index) RebuildDigest(ctx context.Context, watermark string, digest []byte, scan ScanFunc) error {
 	if err := ctx.Err(); err != nil {
 		return ix.errorf("rebuild: %w", err)
 	}
@@ -78,7 +78,7 @@ func (ix *Index) RebuildSeen(ctx context.Context, watermark string, seen *Seen, 
 	if err := ix.setMeta(b, watermark, nil); err != nil {
 		return err
 	}
-	if err := b.Set(metaSeen, seen.encode(), nil); err != nil {
+	if err := b.Set(metaView, storedDigest(digest), nil); err != nil {
 		return ix.errorf("rebuild: finish: %w", err)
 	}
 	ix.stateMu.Lock()
@@ -86,7 +86,7 @@ func (ix *Index) RebuildSeen(ctx context.Context, watermark string, seen *Seen, 
 	if err := b.Commit(pebble.Sync); err != nil {
 		return ix.errorf("rebuild: finish: %w", err)
 	}
-	ix.stale, ix.watermark, ix.seen, ix.visible = nil, watermark, seen, ix.dict.locs
+	ix.stale, ix.watermark, ix.viewDigest, ix.visible = nil, watermark, keptDigest(digest), ix.dict.locs
 	return nil
 }
 

@@ -11,14 +11,14 @@ import (
 // and then opens only the file groups it names, without reading their bloom
 // filters.
 type KeyLocator interface {
-	// LocateKeys returns one location per key, in the order of keys, as of
-	// the completed instant asOf: the file group whose latest slice as of
-	// asOf holds the key, or a location with Found false when no record has
-	// the key. It returns ok false, and no error, when it cannot answer for
-	// asOf (no index, an index at another instant, or one that is busy);
-	// the scan then prunes files by their footers as it does without a
-	// locator. An error fails the scan.
-	LocateKeys(ctx context.Context, asOf string, keys []string) (locs []KeyLocation, ok bool, err error)
+	// LocateKeys returns one location per key, in the order of keys, in
+	// view, the scan's view as of a completed instant: the file group whose
+	// latest slice holds the key, or a location with Found false when no
+	// record has the key. It returns ok false, and no error, when it cannot
+	// answer for view (no index, an index of another view, or one that is
+	// busy); the scan then prunes files by their footers as it does without
+	// a locator. An error fails the scan.
+	LocateKeys(ctx context.Context, view *View, keys []string) (locs []KeyLocation, ok bool, err error)
 }
 
 // KeyLocation is where a KeyLocator found a record key.
@@ -44,7 +44,7 @@ func (s *Scan) locateKeys(ctx context.Context, loc KeyLocator) (map[string]group
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	locs, ok, err := loc.LocateKeys(ctx, s.view.AsOf(), keys)
+	locs, ok, err := loc.LocateKeys(ctx, s.view, keys)
 	if err != nil {
 		return nil, fmt.Errorf("locate %d record keys as of %s: %w", len(keys), s.view.AsOf(), err)
 	}

@@ -219,12 +219,29 @@ func (c *commit) metadata() (*timeline.CommitMetadata, error) {
 
 // pending describes the written but uncommitted write for the hook.
 func (c *commit) pending() *PendingCommit {
-	before := c.view.LatestSlices()
-	replaced := map[string]read.FileSlice{}
 	partitions := map[string]bool{}
 	for _, r := range c.results {
-		replaced[groupKey(r.slice.Partition, r.slice.FileID)] = r.slice
 		partitions[r.slice.Partition] = true
+	}
+	parts := make([]string, 0, len(partitions))
+	for p := range partitions {
+		parts = append(parts, p)
+	}
+	sort.Strings(parts)
+	return &PendingCommit{
+		FS: c.w.fsys, Config: c.w.cfg, Instant: c.instant.Time, Operation: c.op, Schema: c.schema,
+		Before: c.view.LatestSlices(), After: c.after(), Partitions: parts, Settings: c.w.settings.Props,
+	}
+}
+
+// after returns the latest slice of every file group once the commit is
+// complete, sorted by partition and file id: the view it started from, with
+// the slices it wrote replacing their groups'.
+func (c *commit) after() []read.FileSlice {
+	before := c.view.LatestSlices()
+	replaced := map[string]read.FileSlice{}
+	for _, r := range c.results {
+		replaced[groupKey(r.slice.Partition, r.slice.FileID)] = r.slice
 	}
 	after := make([]read.FileSlice, 0, len(before)+len(c.results))
 	for _, s := range before {
@@ -238,15 +255,7 @@ func (c *commit) pending() *PendingCommit {
 	sort.Slice(after, func(i, j int) bool {
 		return after[i].Partition < after[j].Partition || (after[i].Partition == after[j].Partition && after[i].FileID < after[j].FileID)
 	})
-	parts := make([]string, 0, len(partitions))
-	for p := range partitions {
-		parts = append(parts, p)
-	}
-	sort.Strings(parts)
-	return &PendingCommit{
-		FS: c.w.fsys, Config: c.w.cfg, Instant: c.instant.Time, Operation: c.op, Schema: c.schema,
-		Before: before, After: after, Partitions: parts, Settings: c.w.settings.Props,
-	}
+	return after
 }
 
 // finish does what follows the commit point: markers are dropped, the index
@@ -276,9 +285,10 @@ func (c *commit) finish(ctx context.Context, idx *index.Index, res *Result) {
 		changes.Puts = append(changes.Puts, r.puts...)
 		res.Files = append(res.Files, r.slice)
 	}
-	// The index was caught up on c.tl's commits: with this one, they are
-	// the completed writes at or before it that it holds.
-	changes.Seen = seenAt(c.tl.CompletedCommits().Before(c.instant.Time), c.instant.Time, c.instant.Time)
+	// The index was caught up to c.view: with this commit's slices, the
+	// view as of it, unless a commit completed meanwhile with an earlier
+	// instant time, which the next catch-up then finds.
+	changes.ViewDigest = read.DigestSlices(c.after())
 	warn("updating the record index", idx.Apply(ctx, c.instant.Time, changes))
 	if w.cfg.CreateSchema == "" {
 		if s, err := c.schema.MarshalJSON(); err == nil {

@@ -1,11 +1,13 @@
 package write
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
@@ -18,8 +20,9 @@ import (
 
 // openIndex opens the record index and brings it up to the timeline: it
 // replays the commits after its watermark, or rebuilds it from the latest
-// snapshot when it cannot be trusted.
-func (w *Writer) openIndex(ctx context.Context, tl *timeline.Timeline) (*index.Index, error) {
+// snapshot when it cannot be trusted. latest is the table's latest view,
+// loaded from tl.
+func (w *Writer) openIndex(ctx context.Context, tl *timeline.Timeline, latest *read.View) (*index.Index, error) {
 	if w.opts.IndexDir == "" {
 		return nil, errors.New("no record index folder configured")
 	}
@@ -27,7 +30,7 @@ func (w *Writer) openIndex(ctx context.Context, tl *timeline.Timeline) (*index.I
 	if err != nil {
 		return nil, err
 	}
-	if err := SyncIndex(ctx, w.fsys, tl, idx); err != nil {
+	if err := syncIndex(ctx, w.fsys, tl, idx, latest); err != nil {
 		idx.Close()
 		return nil, err
 	}
@@ -38,9 +41,17 @@ func (w *Writer) openIndex(ctx context.Context, tl *timeline.Timeline) (*index.I
 // after its watermark, whoever wrote them (Spark included), are replayed from
 // the files they wrote. The index is rebuilt from the latest snapshot
 // instead when it is stale, when the timeline no longer holds its watermark,
-// when a commit at or before the watermark completed after the index reached
-// it (see index.Seen), and when files the replay needs may be gone.
+// when the table's file-system view as of the watermark is not the one the
+// index stored the digest of (a commit older than the watermark completed
+// after the index reached it, archived since or not), and when files the
+// replay needs may be gone.
 func SyncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx *index.Index) error {
+	return syncIndex(ctx, fsys, tl, idx, nil)
+}
+
+// syncIndex is SyncIndex given, when not nil, the latest view of tl, which
+// spares listing the table again when the index is at the last commit.
+func syncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx *index.Index, latest *read.View) error {
 	commits := tl.CompletedCommits()
 	last, ok := commits.Last()
 	if !ok {
@@ -49,9 +60,33 @@ func SyncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx 
 		}
 		return nil
 	}
+	rebuild := func() error {
+		if latest == nil {
+			return RebuildIndex(ctx, fsys, tl, idx)
+		}
+		return rebuildIndex(ctx, fsys, idx, latest)
+	}
 	wm := idx.Watermark()
-	if idx.Stale() != nil || (wm != "" && !commits.Contains(wm)) || wm > last.Time || (wm != "" && missedCommits(commits, wm, idx.Seen())) {
-		return RebuildIndex(ctx, fsys, tl, idx)
+	if idx.Stale() != nil || (wm != "" && !commits.Contains(wm)) || wm > last.Time {
+		return rebuild()
+	}
+	base := &read.View{}
+	if wm != "" {
+		// The files as of wm tell what the index must hold, whatever the
+		// active timeline still shows: a commit older than wm that
+		// completed late changed them, even once it is archived.
+		if latest != nil && latest.AsOf() == wm {
+			base = latest
+		} else {
+			var err error
+			if base, err = read.LoadView(ctx, fsys, tl, wm); err != nil {
+				return err
+			}
+		}
+		stored := idx.ViewDigest()
+		if stored == nil || !bytes.Equal(stored, base.Digest()) {
+			return rebuild()
+		}
 	}
 	if wm == last.Time {
 		return nil
@@ -61,45 +96,16 @@ func SyncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx 
 		// files that exist now: a group whose slice was cleaned since would
 		// be missing, and the keys later commits took out of it would stay
 		// in the index.
-		return RebuildIndex(ctx, fsys, tl, idx)
+		return rebuild()
 	}
-	err := replayCommits(ctx, fsys, tl, idx, wm)
+	err := replayCommits(ctx, fsys, tl, idx, base)
 	if errors.Is(err, errReplayGap) || errors.Is(err, fs.ErrNotExist) {
 		// A file the replay needs is gone (cleaned, with its clean instant
 		// archived, or removed by hand): only the latest snapshot can tell
 		// where the keys are.
-		return RebuildIndex(ctx, fsys, tl, idx)
+		return rebuild()
 	}
 	return err
-}
-
-// missedCommits reports whether commits, the completed writes of the active
-// timeline, hold one at or before the watermark wm that seen, recorded with
-// it, does not: its changes are not in the index and no replay (which starts
-// after wm) will add them. A nil seen (an index from before it was
-// recorded) counts as missing.
-func missedCommits(commits *timeline.Timeline, wm string, seen *index.Seen) bool {
-	if seen == nil {
-		return true
-	}
-	var times []string
-	for _, in := range commits.AtOrBefore(wm).Instants() {
-		times = append(times, in.Time)
-	}
-	return seen.Missing(times)
-}
-
-// seenAt returns the index.Seen of an index whose watermark is wm, which
-// holds the changes of every completed write of commits at or before it,
-// and of more, the times of completed writes not (yet) on commits, in order
-// and later than those.
-func seenAt(commits *timeline.Timeline, wm string, more ...string) *index.Seen {
-	var times []string
-	for _, in := range commits.AtOrBefore(wm).Instants() {
-		times = append(times, in.Time)
-	}
-	times = append(times, more...)
-	return &index.Seen{Count: len(times), Latest: slices.Clone(times[max(0, len(times)-index.MaxSeenLatest):])}
 }
 
 // removedFilesAfter reports whether a completed clean, rollback or restore,
@@ -120,25 +126,19 @@ func removedFilesAfter(tl *timeline.Timeline, wm string) bool {
 var errReplayGap = errors.New("a file group's previous slice is missing")
 
 // replayCommits applies to idx, one commit at a time, the changes of the
-// completed commits after wm, derived from the files they wrote.
-func replayCommits(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx *index.Index, wm string) error {
-	var base *read.View
-	var err error
-	if wm == "" {
-		base = &read.View{}
-	} else if base, err = read.LoadView(ctx, fsys, tl, wm); err != nil {
-		return err
-	}
-	latest := map[string]string{} // file group -> path of its latest slice
+// completed commits after base's instant, derived from the files they
+// wrote, each with the digest of the view it leads to.
+func replayCommits(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx *index.Index, base *read.View) error {
+	latest := map[string]read.FileSlice{} // file group -> its latest slice
 	for _, s := range base.LatestSlices() {
-		latest[groupKey(s.Partition, s.FileID)] = s.Path
+		latest[groupKey(s.Partition, s.FileID)] = s
 	}
-	for _, in := range tl.CompletedCommits().After(wm).Instants() {
+	for _, in := range tl.CompletedCommits().After(base.AsOf()).Instants() {
 		changes, err := commitChanges(ctx, fsys, tl, in, latest)
 		if err != nil {
 			return fmt.Errorf("catch the record index up on commit %s: %w", in.Time, err)
 		}
-		changes.Seen = seenAt(tl.CompletedCommits(), in.Time)
+		changes.ViewDigest = read.DigestSlices(slices.Collect(maps.Values(latest)))
 		if err := idx.Apply(ctx, in.Time, changes); err != nil {
 			return err
 		}
@@ -148,8 +148,9 @@ func replayCommits(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, 
 
 // commitChanges derives a commit's index changes from its files: the keys of
 // every file it wrote are put, and keys that a rewritten or replaced file
-// group held before and no longer holds are deleted. latest is updated.
-func commitChanges(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, in timeline.Instant, latest map[string]string) (index.ChangeSet, error) {
+// group held before and no longer holds are deleted. latest, the latest
+// slice of every live file group, is updated.
+func commitChanges(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, in timeline.Instant, latest map[string]read.FileSlice) (index.ChangeSet, error) {
 	var changes index.ChangeSet
 	var replaced map[string][]string
 	var stats []timeline.WriteStat
@@ -171,7 +172,7 @@ func commitChanges(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, 
 		if !ok {
 			return nil
 		}
-		keys, err := readRecordKeys(ctx, fsys, prev)
+		keys, err := readRecordKeys(ctx, fsys, prev.Path)
 		if err != nil {
 			return err
 		}
@@ -205,7 +206,7 @@ func commitChanges(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, 
 		for _, key := range keys {
 			changes.Puts = append(changes.Puts, index.Put{Key: key, Location: loc})
 		}
-		latest[k] = ws.Path
+		latest[k] = read.FileSlice{Partition: ws.PartitionPath, FileID: ws.FileID, Instant: in.Time, Path: ws.Path, Size: ws.FileSizeInBytes}
 	}
 	return changes, nil
 }
@@ -216,7 +217,13 @@ func RebuildIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, i
 	if err != nil {
 		return err
 	}
-	return idx.RebuildSeen(ctx, view.AsOf(), seenAt(tl.CompletedCommits(), view.AsOf()), snapshotKeys(ctx, fsys, view))
+	return rebuildIndex(ctx, fsys, idx, view)
+}
+
+// rebuildIndex reloads idx from the record keys of view, the latest
+// snapshot, and stores the view's digest with its watermark.
+func rebuildIndex(ctx context.Context, fsys storage.FS, idx *index.Index, view *read.View) error {
+	return idx.RebuildDigest(ctx, view.AsOf(), view.Digest(), snapshotKeys(ctx, fsys, view))
 }
 
 // VerifyIndex compares idx with the record keys of the latest snapshot.

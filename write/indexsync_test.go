@@ -273,3 +273,160 @@ func TestSyncIndexCommitBeforeWatermark(t *testing.T) {
 		})
 	}
 }
+
+// hideTimeline moves every instant file of the active timeline out of the
+// way and returns a function that puts them back: a writer that picks its
+// instant time without looking at the timeline, as Spark does, can then
+// pick one earlier than the last completed commit.
+func hideTimeline(t *testing.T, fsys storage.FS) (restore func()) {
+	t.Helper()
+	ctx := context.Background()
+	entries, err := fsys.ReadDir(ctx, ".hoodie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hidden []string
+	for _, e := range entries {
+		if !e.IsDir && e.Name[0] >= '0' && e.Name[0] <= '9' {
+			if err := fsys.Rename(ctx, ".hoodie/"+e.Name, ".hoodie/hidden/"+e.Name); err != nil {
+				t.Fatal(err)
+			}
+			hidden = append(hidden, e.Name)
+		}
+	}
+	return func() {
+		t.Helper()
+		for _, n := range hidden {
+			if err := fsys.Rename(ctx, ".hoodie/hidden/"+n, ".hoodie/"+n); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// emptyCommit completes a commit that wrote no file at instant, as Hudi
+// does for an empty batch.
+func emptyCommit(t *testing.T, fsys storage.FS, instant string) {
+	t.Helper()
+	ctx := context.Background()
+	meta, err := (&timeline.CommitMetadata{OperationType: timeline.Operation("upsert")}).MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{".commit.requested": {}, ".inflight": meta, ".commit": meta} {
+		if err := fsys.CreateIfAbsent(ctx, ".hoodie/"+instant+name, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// countKey returns how many records of the latest snapshot have key.
+func countKey(t *testing.T, tt *testTable, key string) int {
+	t.Helper()
+	n := 0
+	_, view := tt.latest()
+	for _, s := range view.LatestSlices() {
+		keys, err := readRecordKeys(context.Background(), tt.fsys, s.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			if k == key {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestSyncIndexLateCommitArchived has a writer whose clock is hours behind
+// complete a commit earlier than the index's watermark, which the archiver
+// takes off the active timeline before the next write (Spark archives in
+// that very commit's post-commit step, and a late commit is among the
+// oldest). Nothing on the timeline tells of it any more, but its files are
+// in the snapshot: the catch-up must find them, so that an upsert of its key
+// updates the record instead of inserting a second copy.
+func TestSyncIndexLateCommitArchived(t *testing.T) {
+	ctx := context.Background()
+	settings := DefaultSettings()
+	settings.SmallFileLimit = 0
+	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	gen := trips.NewGenerator(14)
+	behind := NewWriter(tt.fsys, Options{Settings: settings, IndexDir: t.TempDir(), TableID: tt.dir,
+		Clock: func() time.Time { return time.Now().Add(-5 * time.Hour) }})
+	s1, err := behind.Write(ctx, OpInsert, tripsInput(gen.Inserts(10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1 := tt.write(OpInsert, tripsInput(gen.Inserts(10))) // the watermark
+	restore := hideTimeline(t, tt.fsys)
+	x := gen.Inserts(1)
+	s2, err := behind.Write(ctx, OpInsert, tripsInput(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore()
+	if s2.Instant >= h1.Instant {
+		t.Fatalf("instant %s is not before the watermark %s", s2.Instant, h1.Instant)
+	}
+	// The archiver takes the oldest commits, s1 and s2, off the active
+	// timeline; h1 stays.
+	archive(t, tt.fsys, s1.Instant)
+	archive(t, tt.fsys, s2.Instant)
+
+	res := tt.write(OpUpsert, tripsInput(gen.Updates(x, 1)))
+	if res.Updated != 1 {
+		t.Errorf("upsert of key %s, written by the archived late commit %s: inserted %d, updated %d", x[0].UUID, s2.Instant, res.Inserted, res.Updated)
+	}
+	if n := countKey(t, tt, x[0].UUID); n != 1 {
+		t.Errorf("key %s is %d times in the latest snapshot", x[0].UUID, n)
+	}
+	checkIndex(t, tt)
+}
+
+// TestSyncIndexLateCommitOlderThanMany has a late commit complete with an
+// instant time older than the index's watermark and than the more than 128
+// commits before it, while the archiver takes the oldest commit off the
+// timeline: the number of completed commits at or before the watermark is
+// unchanged, but the files are not, and the catch-up must see it.
+func TestSyncIndexLateCommitOlderThanMany(t *testing.T) {
+	ctx := context.Background()
+	settings := DefaultSettings()
+	settings.SmallFileLimit = 0
+	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	gen := trips.NewGenerator(15)
+	h0 := tt.write(OpInsert, tripsInput(gen.Inserts(10)))
+	start, err := timeline.ParseInstantTime(h0.Instant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	empties := make([]string, 130)
+	for i := range empties {
+		empties[i] = timeline.FormatInstantTime(start.Add(-time.Hour + time.Duration(i)*time.Millisecond))
+		emptyCommit(t, tt.fsys, empties[i])
+	}
+	h1 := tt.write(OpInsert, tripsInput(gen.Inserts(10))) // the watermark
+
+	behind := NewWriter(tt.fsys, Options{Settings: settings, IndexDir: t.TempDir(), TableID: tt.dir,
+		Clock: func() time.Time { return time.Now().Add(-10 * time.Hour) }})
+	restore := hideTimeline(t, tt.fsys)
+	x := gen.Inserts(1)
+	late, err := behind.Write(ctx, OpInsert, tripsInput(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	restore()
+	if late.Instant >= empties[0] {
+		t.Fatalf("instant %s is not before the oldest commit %s", late.Instant, empties[0])
+	}
+	archive(t, tt.fsys, empties[0])
+
+	res := tt.write(OpUpsert, tripsInput(gen.Updates(x, 1)))
+	if res.Updated != 1 {
+		t.Errorf("upsert of key %s, written by the late commit %s (watermark %s): inserted %d, updated %d", x[0].UUID, late.Instant, h1.Instant, res.Inserted, res.Updated)
+	}
+	if n := countKey(t, tt, x[0].UUID); n != 1 {
+		t.Errorf("key %s is %d times in the latest snapshot", x[0].UUID, n)
+	}
+	checkIndex(t, tt)
+}

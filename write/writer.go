@@ -193,15 +193,15 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	idx, err := w.openIndex(ctx, tl)
-	if err != nil {
-		return nil, err
-	}
-	defer idx.Close()
 	view, err := read.LoadView(ctx, w.fsys, tl, "")
 	if err != nil {
 		return nil, err
 	}
+	idx, err := w.openIndex(ctx, tl, view)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.Close()
 	p, err := w.makePlan(ctx, op, in, records, view, idx)
 	if err != nil {
 		return nil, err

@@ -230,7 +230,7 @@ func TestTableWithoutMetaFields(t *testing.T) {
 
 	// The index, caught up by each write, agrees with the files; so does
 	// one rebuilt from them.
-	idx, err := tt.w.openIndex(ctx, tl)
+	idx, err := tt.w.openIndex(ctx, tl, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,8 +340,8 @@ func TestWriteWithWrongIndexTagFails(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wm, seen := idx.Watermark(), idx.Seen()
-			if err := idx.RebuildSeen(ctx, wm, seen, func(yield func(string, index.Location) error) error {
+			wm, digest := idx.Watermark(), idx.ViewDigest()
+			if err := idx.RebuildDigest(ctx, wm, digest, func(yield func(string, index.Location) error) error {
 				for _, f := range r1.Files {
 					keys, err := readRecordKeys(ctx, tt.fsys, f.Path)
 					if err != nil {
