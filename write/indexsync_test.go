@@ -200,17 +200,7 @@ func TestSyncIndexCommitBeforeWatermark(t *testing.T) {
 	ctx := context.Background()
 	for _, archived := range []bool{false, true} {
 		t.Run(fmt.Sprintf("archived=%v", archived), func(t *testing.T) {
-			settings := DefaultSettings()
-			settings.SmallFileLimit = 0 // every insert makes new file groups
-			tt := newTripsTable(t, storage.MergeEventTime, settings)
-			gen := trips.NewGenerator(14)
-			behind := NewWriter(tt.fsys, Options{Settings: settings, IndexDir: t.TempDir(), TableID: tt.dir,
-				Clock: func() time.Time { return time.Now().Add(-5 * time.Hour) }})
-			s1, err := behind.Write(ctx, OpInsert, tripsInput(gen.Inserts(10)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			h1 := tt.write(OpInsert, tripsInput(gen.Inserts(10))) // the watermark
+			tt, gen, behind, s1, h1 := tableWithLateWriter(t)
 
 			// The other writer picks its time without looking at the
 			// timeline, as Spark does: hide h1 from its generator.
@@ -348,17 +338,7 @@ func countKey(t *testing.T, tt *testTable, key string) int {
 // updates the record instead of inserting a second copy.
 func TestSyncIndexLateCommitArchived(t *testing.T) {
 	ctx := context.Background()
-	settings := DefaultSettings()
-	settings.SmallFileLimit = 0
-	tt := newTripsTable(t, storage.MergeEventTime, settings)
-	gen := trips.NewGenerator(14)
-	behind := NewWriter(tt.fsys, Options{Settings: settings, IndexDir: t.TempDir(), TableID: tt.dir,
-		Clock: func() time.Time { return time.Now().Add(-5 * time.Hour) }})
-	s1, err := behind.Write(ctx, OpInsert, tripsInput(gen.Inserts(10)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h1 := tt.write(OpInsert, tripsInput(gen.Inserts(10))) // the watermark
+	tt, gen, behind, s1, h1 := tableWithLateWriter(t)
 	restore := hideTimeline(t, tt.fsys)
 	x := gen.Inserts(1)
 	s2, err := behind.Write(ctx, OpInsert, tripsInput(x))
@@ -382,6 +362,25 @@ func TestSyncIndexLateCommitArchived(t *testing.T) {
 		t.Errorf("key %s is %d times in the latest snapshot", x[0].UUID, n)
 	}
 	checkIndex(t, tt)
+}
+
+// tableWithLateWriter makes a trips table whose inserts always make new
+// file groups, and another writer of it whose clock is five hours behind;
+// it commits once through that writer (first), then once through the
+// table's own (watermark, the index's watermark).
+func tableWithLateWriter(t *testing.T) (tt *testTable, gen *trips.Generator, behind *Writer, first, watermark *Result) {
+	t.Helper()
+	settings := DefaultSettings()
+	settings.SmallFileLimit = 0
+	tt = newTripsTable(t, storage.MergeEventTime, settings)
+	gen = trips.NewGenerator(14)
+	behind = NewWriter(tt.fsys, Options{Settings: settings, IndexDir: t.TempDir(), TableID: tt.dir,
+		Clock: func() time.Time { return time.Now().Add(-5 * time.Hour) }})
+	first, err := behind.Write(context.Background(), OpInsert, tripsInput(gen.Inserts(10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tt, gen, behind, first, tt.write(OpInsert, tripsInput(gen.Inserts(10)))
 }
 
 // TestSyncIndexLateCommitOlderThanMany has a late commit complete with an
