@@ -91,39 +91,18 @@ func syncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx 
 	if wm == last.Time {
 		return nil
 	}
-	if wm != "" && removedFilesAfter(tl, wm) {
-		// The replay starts from the file groups as of wm, listed from the
-		// files that exist now: a group whose slice was cleaned since would
-		// be missing, and the keys later commits took out of it would stay
-		// in the index.
-		return rebuild()
-	}
+	// The digest matched: every file group's slice as of wm is still there
+	// (a cleaner that removed one changed the digest), and the replay
+	// starts from all of them.
 	err := replayCommits(ctx, fsys, tl, idx, base)
-	if errors.Is(err, errReplayGap) || errors.Is(err, fs.ErrNotExist) {
-		// A file the replay needs is gone (cleaned, with its clean instant
-		// archived, or removed by hand): only the latest snapshot can tell
-		// where the keys are.
+	if errors.Is(err, fs.ErrNotExist) {
+		// A file a commit after wm wrote is gone (cleaned since, or
+		// removed by hand): only the latest snapshot can tell where the
+		// keys are.
 		return rebuild()
 	}
 	return err
 }
-
-// removedFilesAfter reports whether a completed clean, rollback or restore,
-// the actions that delete data files, is later than wm.
-func removedFilesAfter(tl *timeline.Timeline, wm string) bool {
-	for _, in := range tl.Completed().After(wm).Instants() {
-		switch in.Action {
-		case timeline.ActionClean, timeline.ActionRollback, timeline.ActionRestore:
-			return true
-		}
-	}
-	return false
-}
-
-// errReplayGap reports that a commit after the watermark rewrote a file
-// group that the view as of the watermark does not have: its earlier slice
-// is gone, and what the commit removed from the group cannot be known.
-var errReplayGap = errors.New("a file group's previous slice is missing")
 
 // replayCommits applies to idx, one commit at a time, the changes of the
 // completed commits after base's instant, derived from the files they
@@ -192,9 +171,6 @@ func commitChanges(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, 
 			continue
 		}
 		k := groupKey(ws.PartitionPath, ws.FileID)
-		if _, ok := latest[k]; !ok && ws.PrevCommit != "" && ws.PrevCommit != timeline.NullCommit {
-			return changes, fmt.Errorf("%s (file group %s, previous commit %s): %w", ws.Path, ws.FileID, ws.PrevCommit, errReplayGap)
-		}
 		if err := dropGroup(k); err != nil {
 			return changes, err
 		}

@@ -429,3 +429,55 @@ func TestSyncIndexLateCommitOlderThanMany(t *testing.T) {
 	}
 	checkIndex(t, tt)
 }
+
+// A clean after the watermark that removed only a slice older than the
+// group's slice as of the watermark takes nothing the catch-up needs: it
+// replays the commits after the watermark instead of rebuilding the index
+// (reading every file of the table), as Spark cleaning after most commits
+// would otherwise make every catch-up do.
+func TestSyncIndexReplaysAfterACleanOfOldSlices(t *testing.T) {
+	ctx := context.Background()
+	settings := DefaultSettings()
+	settings.SmallFileLimit = 0
+	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	gen := trips.NewGenerator(16)
+	initial := gen.Inserts(30)
+	first := tt.write(OpInsert, tripsInput(initial))
+	tt.write(OpUpsert, tripsInput(gen.Updates(initial, 30))) // every group rewritten: the watermark
+	// The cleaner removes the first slices, and completes after the
+	// watermark; another writer then commits.
+	for _, f := range first.Files {
+		if err := tt.fsys.Remove(ctx, f.Path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	completeInstant(t, tt.fsys, timeline.ActionClean)
+	_, before := tt.latest()
+	untouched := before.LatestSlices()[0].Path
+	added, err := otherWriter(t, tt, settings).Write(ctx, OpInsert, tripsInput(gen.Inserts(5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counting := &openCountFS{FS: tt.fsys, opened: map[string]int{}}
+	tl, err := timeline.Load(ctx, counting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := index.Open(ctx, filepath.Join(tt.dir, ".hoodie", ".index"), index.Options{TableName: "trips", TableID: tt.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	if err := SyncIndex(ctx, counting, tl, idx); err != nil {
+		t.Fatal(err)
+	}
+	if n := counting.opened[untouched]; n != 0 {
+		t.Errorf("the catch-up read %s, which no commit after the watermark wrote: it rebuilt the index", untouched)
+	}
+	if n := counting.opened[added.Files[0].Path]; n == 0 {
+		t.Errorf("the catch-up did not read %s, the new commit's file", added.Files[0].Path)
+	}
+	if idx.Watermark() != added.Instant {
+		t.Errorf("watermark %s, want %s", idx.Watermark(), added.Instant)
+	}
+}
