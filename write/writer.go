@@ -229,11 +229,12 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 // default hoodie.cleaner.policy.failed.writes=EAGER: the caller holds the
 // writer lock, so no Hoodie writer owns them.
 //
-// Two kinds of pending instants are left alone, as Hudi leaves them:
-// a commit whose writer keeps a fresh heartbeat (a Spark writer with the
-// multi-writer setting LAZY, which does not take Hoodie's lock), and every
-// replacecommit (clustering, which is never rolled back as a failed write,
-// or an insert overwrite, whose files stay unseen while it is pending).
+// Only commits are rolled back (Hoodie refuses merge-on-read tables, the
+// only ones with deltacommits), and of them not those whose writer keeps a
+// fresh heartbeat (a Spark writer with the multi-writer setting LAZY,
+// which does not take Hoodie's lock). Pending replacecommits are left
+// alone, as Hudi leaves clustering, which is never rolled back as a failed
+// write; an insert overwrite's files stay unseen while it is pending.
 func (w *Writer) recover(ctx context.Context) error {
 	tl, err := timeline.Load(ctx, w.fsys)
 	if err != nil {
@@ -250,7 +251,11 @@ func (w *Writer) recover(ctx context.Context) error {
 		if live {
 			continue
 		}
-		if err := rollbackPending(ctx, w.fsys, in); err != nil {
+		err = rollbackPending(ctx, w.fsys, in)
+		if errors.Is(err, timeline.ErrInstantCompleted) {
+			continue // its writer completed it as the rollback began: it stands
+		}
+		if err != nil {
 			return err
 		}
 	}
