@@ -98,12 +98,9 @@ func partitionValue(t *storage.Type, s string) (any, bool) {
 	case isTimestamp(t):
 		// Hudi's key generators write the number since the epoch in the
 		// column's unit; Hoodie wrote RFC 3339 before it did the same.
-		unit := time.Microsecond
-		if t.Logical == storage.LogicalTimestampMillis {
-			unit = time.Millisecond
-		}
+		millis := t.Logical == storage.LogicalTimestampMillis
 		if n, perr := strconv.ParseInt(s, 10, 64); perr == nil {
-			if unit == time.Millisecond {
+			if millis {
 				v = time.UnixMilli(n).UTC()
 			} else {
 				v = time.UnixMicro(n).UTC()
@@ -112,7 +109,10 @@ func partitionValue(t *storage.Type, s string) (any, bool) {
 		}
 		var ts time.Time
 		if ts, err = time.Parse(time.RFC3339Nano, s); err == nil {
-			v = ts.UTC().Truncate(unit)
+			v = ts.UTC().Truncate(time.Microsecond)
+			if millis {
+				v = ts.UTC().Truncate(time.Millisecond)
+			}
 		}
 	case t.Kind == storage.KindBoolean:
 		v, err = strconv.ParseBool(s)

@@ -48,7 +48,7 @@ func EvolveSchema(table, in *storage.Schema, keyColumns []string) (evolved *stor
 		if err != nil {
 			return nil, false, fmt.Errorf("column %q: %w", f.Name, err)
 		}
-		if wider != fields[i].Type && slices.Contains(keyColumns, f.Name) && !(numericRank(fields[i].Type) == 1 && numericRank(wider) == 2) {
+		if wider != fields[i].Type && slices.Contains(keyColumns, f.Name) && !intToLong(fields[i].Type, wider) {
 			return nil, false, fmt.Errorf("column %q: the input's type %s would widen the table's type %s, but the column makes record keys or partition paths, whose text must not change (only int -> long is allowed)",
 				f.Name, typeName(f.Type), typeName(fields[i].Type))
 		}
@@ -65,6 +65,13 @@ func EvolveSchema(table, in *storage.Schema, keyColumns []string) (evolved *stor
 		return nil, false, err
 	}
 	return s, true, nil
+}
+
+// intToLong reports whether widening from to to is int -> long, the one
+// widening that renders values as before.
+func intToLong(from, to *storage.Type) bool {
+	plain := func(t *storage.Type, k storage.Kind) bool { return t.Kind == k && t.Logical == storage.LogicalNone }
+	return plain(from, storage.KindInt) && plain(to, storage.KindLong)
 }
 
 // numericRank orders the widening chain; 0 means not on it.

@@ -398,7 +398,7 @@ func (m *merger) checkWorkMet() error {
 		return nil
 	}
 	slices.Sort(missing)
-	return fmt.Errorf("the record index places %d key(s) in file group %s, whose latest file %s does not hold them (first: %q): the index is out of date, and nothing was written; rebuild it (hoodiectl index rebuild) and write again",
+	return fmt.Errorf("the record index places %d key(s) in file group %s, whose latest file %s does not hold them (first: %q): the index is out of date, and nothing was written; rebuild it (hoodiectl index rebuild, or Table.RebuildIndex) and write again",
 		len(missing), m.task.fileID, m.task.prev.Path, missing[0])
 }
 

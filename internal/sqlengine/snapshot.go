@@ -27,12 +27,7 @@ func (e *Engine) CreateSnapshotView(ctx context.Context, name string, fsys *stor
 	slices := view.LatestSlices()
 	var schema *storage.Schema
 	if len(slices) == 0 || Computes(cfg) {
-		// The schema as of the snapshot, or for a snapshot before the first
-		// write the table's current one.
-		if schema, err = read.TableSchema(ctx, cfg, view.Timeline()); err == nil && schema == nil {
-			schema, err = read.TableSchema(ctx, cfg, tl)
-		}
-		if err != nil {
+		if schema, err = read.SnapshotSchema(ctx, cfg, tl, view); err != nil {
 			return err
 		}
 	}

@@ -141,25 +141,14 @@ func shellValue(ctx context.Context, script string) (string, error) {
 // sqlValue runs query and returns the first column of its first row as
 // text (null as "null").
 func sqlValue(ctx context.Context, engine *sqlengine.Engine, query string) (string, error) {
-	rows, err := engine.Query(ctx, query)
+	row, err := queryRow(ctx, engine, query)
 	if err != nil {
 		return "", err
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return "", err
-		}
-		return "", fmt.Errorf("no rows")
-	}
-	v := rows.Values()[0]
-	if err := rows.Close(); err != nil {
-		return "", err
-	}
-	if v == nil {
+	if row[0] == nil {
 		return "null", nil
 	}
-	return valuefmt.Text(nil, v), nil
+	return valuefmt.Text(nil, row[0]), nil
 }
 
 // defaultLookupEnv is os.LookupEnv.
