@@ -137,25 +137,63 @@ func transition(ctx context.Context, fsys storage.FS, in Instant, from State, da
 // A rollback calls it after deleting the instant's data files, under the
 // table's writer lock.
 func DeletePending(ctx context.Context, fsys storage.FS, in Instant) error {
+	if err := notCompleted(ctx, fsys, in); err != nil {
+		return fmt.Errorf("delete pending %s: %w", in, err)
+	}
+	for _, s := range []State{StateInflight, StateRequested} {
+		if err := removeState(ctx, fsys, in, s); err != nil {
+			return fmt.Errorf("delete pending %s: %w", in, err)
+		}
+	}
+	return nil
+}
+
+// StopPending makes a pending instant unable to complete, as a rollback
+// must before it deletes the instant's data files while its writer, which
+// may not share the table's lock (Spark), could be completing it: Hudi
+// completes an instant only from its inflight file, which StopPending
+// deletes. It fails with ErrInstantCompleted, and changes nothing, when the
+// instant completed before; and with ErrInstantCompleted too when it
+// completed as it was being stopped, which the look after tells.
+func StopPending(ctx context.Context, fsys storage.FS, in Instant) error {
+	if err := notCompleted(ctx, fsys, in); err != nil {
+		return fmt.Errorf("stop pending %s: %w", in, err)
+	}
+	if err := removeState(ctx, fsys, in, StateInflight); err != nil {
+		return fmt.Errorf("stop pending %s: %w", in, err)
+	}
+	if err := notCompleted(ctx, fsys, in); err != nil {
+		return fmt.Errorf("stop pending %s: %w", in, err)
+	}
+	return nil
+}
+
+// notCompleted fails with ErrInstantCompleted if the instant's completed
+// file exists.
+func notCompleted(ctx context.Context, fsys storage.FS, in Instant) error {
 	donePath, err := in.withState(StateCompleted).Path()
 	if err != nil {
 		return err
 	}
 	done, err := storage.Exists(ctx, fsys, donePath)
 	if err != nil {
-		return fmt.Errorf("delete pending %s: %w", in, err)
+		return err
 	}
 	if done {
-		return fmt.Errorf("delete pending %s: %s exists: %w", in, donePath, ErrInstantCompleted)
+		return fmt.Errorf("%s exists, so its files are committed and are kept: %w", donePath, ErrInstantCompleted)
 	}
-	for _, s := range []State{StateInflight, StateRequested} {
-		p, err := in.withState(s).Path()
-		if err != nil {
-			continue // the action has no such state (a savepoint is never requested)
-		}
-		if err := fsys.Remove(ctx, p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("delete pending %s: %w", in, err)
-		}
+	return nil
+}
+
+// removeState removes the instant's file of state s, if the action has
+// one and it exists.
+func removeState(ctx context.Context, fsys storage.FS, in Instant, s State) error {
+	p, err := in.withState(s).Path()
+	if err != nil {
+		return nil // the action has no such state (a savepoint is never requested)
+	}
+	if err := fsys.Remove(ctx, p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	return nil
 }

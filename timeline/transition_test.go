@@ -617,3 +617,24 @@ func TestCrashDuringCommit(t *testing.T) {
 		})
 	}
 }
+
+// StopPending takes the inflight file of a pending instant away, keeping
+// its requested file, and refuses a completed one, changing nothing.
+func TestStopPending(t *testing.T) {
+	ctx := context.Background()
+	const ts = "20240418172802262"
+	fsys := newTable(t, map[string]string{ts + ".commit.requested": "", ts + ".inflight": ""})
+	if err := StopPending(ctx, fsys, Instant{ts, ActionCommit, StateInflight}); err != nil {
+		t.Fatal(err)
+	}
+	if got := load(t, fsys).Instants(); !reflect.DeepEqual(got, []Instant{{ts, ActionCommit, StateRequested}}) {
+		t.Errorf("after StopPending: %v, want the requested instant", got)
+	}
+	done := newTable(t, map[string]string{ts + ".commit.requested": "", ts + ".inflight": "", ts + ".commit": "{}"})
+	if err := StopPending(ctx, done, Instant{ts, ActionCommit, StateInflight}); !errors.Is(err, ErrInstantCompleted) {
+		t.Errorf("StopPending of a completed instant: %v, want ErrInstantCompleted", err)
+	}
+	if ok, err := storage.Exists(ctx, done, ".hoodie/"+ts+".inflight"); err != nil || !ok {
+		t.Errorf("the completed instant's inflight file is gone: %v", err)
+	}
+}

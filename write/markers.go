@@ -137,35 +137,12 @@ func filesOfInstant(ctx context.Context, fsys storage.FS, instant string) ([]str
 //
 // An instant whose completed file exists is not pending: its files are the
 // table's, and rollbackPending deletes nothing and fails with
-// timeline.ErrInstantCompleted. Deleting the inflight file first closes the
-// race with a writer that was completing meanwhile: Hudi completes an
-// instant only from its inflight file, so once that is gone the instant can
-// no longer complete, and a second look tells whether it did before.
+// timeline.ErrInstantCompleted. Stopping the instant first (see
+// timeline.StopPending) closes the race with a writer that was completing
+// it meanwhile.
 func rollbackPending(ctx context.Context, fsys storage.FS, in timeline.Instant) error {
-	donePath, err := timeline.Instant{Time: in.Time, Action: in.Action, State: timeline.StateCompleted}.Path()
-	if err != nil {
+	if err := timeline.StopPending(ctx, fsys, in); err != nil {
 		return fmt.Errorf("roll back %s: %w", in, err)
-	}
-	completed := func() error {
-		done, err := storage.Exists(ctx, fsys, donePath)
-		if err != nil {
-			return fmt.Errorf("roll back %s: %w", in, err)
-		}
-		if done {
-			return fmt.Errorf("roll back %s: %s exists, so its files are committed and are kept: %w", in, donePath, timeline.ErrInstantCompleted)
-		}
-		return nil
-	}
-	if err := completed(); err != nil {
-		return err
-	}
-	if inflight, err := (timeline.Instant{Time: in.Time, Action: in.Action, State: timeline.StateInflight}).Path(); err == nil {
-		if err := fsys.Remove(ctx, inflight); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("roll back %s: %w", in, err)
-		}
-	}
-	if err := completed(); err != nil {
-		return err
 	}
 	files, err := markedFiles(ctx, fsys, in.Time)
 	if err != nil {
