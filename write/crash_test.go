@@ -272,10 +272,7 @@ func (f failCreateFS) TryLock(ctx context.Context, name string) (func() error, e
 // and the next write working.
 func TestWriteCompleteFailsAfterCommitPoint(t *testing.T) {
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
-	gen := trips.NewGenerator(13)
-	initial := gen.Inserts(30)
-	tt.write(OpInsert, tripsInput(initial))
+	tt, gen, initial := tableOf30Trips(t, 13)
 
 	fsys := failCreateFS{FS: tt.fsys, suffix: ".commit", after: true}
 	w := newTestWriter(fsys, tt.dir, Settings{})
@@ -338,10 +335,7 @@ func TestRollbackPendingKeepsCompletedInstant(t *testing.T) {
 // and checks that the write's own rollback removes its requested instant.
 func TestWriteInflightFailureRollsBack(t *testing.T) {
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
-	gen := trips.NewGenerator(16)
-	initial := gen.Inserts(30)
-	tt.write(OpInsert, tripsInput(initial))
+	tt, gen, initial := tableOf30Trips(t, 16)
 
 	w := newTestWriter(failCreateFS{FS: tt.fsys, suffix: ".inflight"}, tt.dir, Settings{})
 	_, err := w.Write(ctx, OpUpsert, tripsInput(gen.Updates(initial, 10)))

@@ -122,3 +122,14 @@ func snapshot(t testing.TB, fsys storage.FS, asOf string) map[string][]any {
 	}
 	return out
 }
+
+// tableOf30Trips makes a trips table holding 30 trips of the generator of
+// seed, written by one insert, and returns it, the generator and the trips.
+func tableOf30Trips(t *testing.T, seed int64) (*testTable, *trips.Generator, []trips.Trip) {
+	t.Helper()
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	gen := trips.NewGenerator(seed)
+	initial := gen.Inserts(30)
+	tt.write(OpInsert, tripsInput(initial))
+	return tt, gen, initial
+}

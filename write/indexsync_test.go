@@ -179,6 +179,28 @@ func (f *openCountFS) Open(ctx context.Context, name string) (storage.File, erro
 	return f.FS.Open(ctx, name)
 }
 
+// syncCountingOpens catches the table's index up with SyncIndex and returns
+// how many times it opened each file, and the index, closed at the test's
+// end.
+func syncCountingOpens(t *testing.T, tt *testTable) (map[string]int, *index.Index) {
+	t.Helper()
+	ctx := context.Background()
+	counting := &openCountFS{FS: tt.fsys, opened: map[string]int{}}
+	tl, err := timeline.Load(ctx, counting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := index.Open(ctx, filepath.Join(tt.dir, ".hoodie", ".index"), index.Options{TableName: "trips", TableID: tt.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { idx.Close() })
+	if err := SyncIndex(ctx, counting, tl, idx); err != nil {
+		t.Fatal(err)
+	}
+	return counting.opened, idx
+}
+
 // archive moves the files of a completed commit to the archive folder, as
 // Hudi's archiver takes instants off the active timeline.
 func archive(t *testing.T, fsys storage.FS, instant string) {
@@ -244,20 +266,8 @@ func TestSyncIndexCommitBeforeWatermark(t *testing.T) {
 			if _, err := behind.Write(ctx, OpInsert, tripsInput(gen.Inserts(1))); err != nil {
 				t.Fatal(err)
 			}
-			counting := &openCountFS{FS: tt.fsys, opened: map[string]int{}}
-			tl, err := timeline.Load(ctx, counting)
-			if err != nil {
-				t.Fatal(err)
-			}
-			idx, err := index.Open(ctx, filepath.Join(tt.dir, ".hoodie", ".index"), index.Options{TableName: "trips", TableID: tt.dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer idx.Close()
-			if err := SyncIndex(ctx, counting, tl, idx); err != nil {
-				t.Fatal(err)
-			}
-			if n := counting.opened[untouched]; n != 0 {
+			opened, _ := syncCountingOpens(t, tt)
+			if n := opened[untouched]; n != 0 {
 				t.Errorf("the catch-up after archiving read %s, which no new commit wrote: it rebuilt the index", untouched)
 			}
 		})
@@ -458,23 +468,11 @@ func TestSyncIndexReplaysAfterACleanOfOldSlices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counting := &openCountFS{FS: tt.fsys, opened: map[string]int{}}
-	tl, err := timeline.Load(ctx, counting)
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, err := index.Open(ctx, filepath.Join(tt.dir, ".hoodie", ".index"), index.Options{TableName: "trips", TableID: tt.dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idx.Close()
-	if err := SyncIndex(ctx, counting, tl, idx); err != nil {
-		t.Fatal(err)
-	}
-	if n := counting.opened[untouched]; n != 0 {
+	opened, idx := syncCountingOpens(t, tt)
+	if n := opened[untouched]; n != 0 {
 		t.Errorf("the catch-up read %s, which no commit after the watermark wrote: it rebuilt the index", untouched)
 	}
-	if n := counting.opened[added.Files[0].Path]; n == 0 {
+	if n := opened[added.Files[0].Path]; n == 0 {
 		t.Errorf("the catch-up did not read %s, the new commit's file", added.Files[0].Path)
 	}
 	if idx.Watermark() != added.Instant {

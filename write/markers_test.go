@@ -168,10 +168,7 @@ func TestRecoverLeavesWritesWithAFreshHeartbeat(t *testing.T) {
 		kept bool
 	}{{"fresh", 30 * time.Second, true}, {"expired", 3 * time.Minute, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
-			gen := trips.NewGenerator(12)
-			initial := gen.Inserts(30)
-			tt.write(OpInsert, tripsInput(initial))
+			tt, gen, initial := tableOf30Trips(t, 12)
 			instant, files, _ := pendingSparkWrite(t, tt, gen, initial)
 			beat := heartbeatFolder + "/" + instant
 			if err := tt.fsys.WriteFile(ctx, beat, nil); err != nil {
@@ -212,10 +209,7 @@ func (f *completingFS) Remove(ctx context.Context, name string) error {
 // rollback looks again once the instant can no longer complete.
 func TestRollbackLeavesAWriteThatCompletesMeanwhile(t *testing.T) {
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
-	gen := trips.NewGenerator(12)
-	initial := gen.Inserts(30)
-	tt.write(OpInsert, tripsInput(initial))
+	tt, gen, initial := tableOf30Trips(t, 12)
 	instant, files, meta := pendingSparkWrite(t, tt, gen, initial)
 	cfs := &completingFS{LocalFS: tt.fsys.(*storage.LocalFS), instant: instant, meta: meta}
 	// The write goes on: the commit stands, and is the table's.
