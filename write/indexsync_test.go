@@ -274,34 +274,36 @@ func TestSyncIndexCommitBeforeWatermark(t *testing.T) {
 	}
 }
 
-// hideTimeline moves every instant file of the active timeline out of the
-// way and returns a function that puts them back: a writer that picks its
-// instant time without looking at the timeline, as Spark does, can then
-// pick one earlier than the last completed commit.
-func hideTimeline(t *testing.T, fsys storage.FS) (restore func()) {
+// writeUnseen writes rows with w while every instant file of the active
+// timeline is out of the way: a writer that picks its instant time without
+// looking at the timeline, as Spark does, can then pick one earlier than the
+// last completed commit.
+func writeUnseen(t *testing.T, tt *testTable, w *Writer, rows []trips.Trip) *Result {
 	t.Helper()
 	ctx := context.Background()
-	entries, err := fsys.ReadDir(ctx, ".hoodie")
+	entries, err := tt.fsys.ReadDir(ctx, ".hoodie")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var hidden []string
 	for _, e := range entries {
 		if !e.IsDir && e.Name[0] >= '0' && e.Name[0] <= '9' {
-			if err := fsys.Rename(ctx, ".hoodie/"+e.Name, ".hoodie/hidden/"+e.Name); err != nil {
+			if err := tt.fsys.Rename(ctx, ".hoodie/"+e.Name, ".hoodie/hidden/"+e.Name); err != nil {
 				t.Fatal(err)
 			}
 			hidden = append(hidden, e.Name)
 		}
 	}
-	return func() {
-		t.Helper()
-		for _, n := range hidden {
-			if err := fsys.Rename(ctx, ".hoodie/hidden/"+n, ".hoodie/"+n); err != nil {
-				t.Fatal(err)
-			}
+	res, err := w.Write(ctx, OpInsert, tripsInput(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range hidden {
+		if err := tt.fsys.Rename(ctx, ".hoodie/hidden/"+n, ".hoodie/"+n); err != nil {
+			t.Fatal(err)
 		}
 	}
+	return res
 }
 
 // emptyCommit completes a commit that wrote no file at instant, as Hudi
@@ -347,15 +349,9 @@ func countKey(t *testing.T, tt *testTable, key string) int {
 // in the snapshot: the catch-up must find them, so that an upsert of its key
 // updates the record instead of inserting a second copy.
 func TestSyncIndexLateCommitArchived(t *testing.T) {
-	ctx := context.Background()
 	tt, gen, behind, s1, h1 := tableWithLateWriter(t)
-	restore := hideTimeline(t, tt.fsys)
 	x := gen.Inserts(1)
-	s2, err := behind.Write(ctx, OpInsert, tripsInput(x))
-	if err != nil {
-		t.Fatal(err)
-	}
-	restore()
+	s2 := writeUnseen(t, tt, behind, x)
 	if s2.Instant >= h1.Instant {
 		t.Fatalf("instant %s is not before the watermark %s", s2.Instant, h1.Instant)
 	}
@@ -399,7 +395,6 @@ func tableWithLateWriter(t *testing.T) (tt *testTable, gen *trips.Generator, beh
 // timeline: the number of completed commits at or before the watermark is
 // unchanged, but the files are not, and the catch-up must see it.
 func TestSyncIndexLateCommitOlderThanMany(t *testing.T) {
-	ctx := context.Background()
 	settings := DefaultSettings()
 	settings.SmallFileLimit = 0
 	tt := newTripsTable(t, storage.MergeEventTime, settings)
@@ -418,13 +413,8 @@ func TestSyncIndexLateCommitOlderThanMany(t *testing.T) {
 
 	behind := NewWriter(tt.fsys, Options{Settings: settings, IndexDir: t.TempDir(), TableID: tt.dir,
 		Clock: func() time.Time { return time.Now().Add(-10 * time.Hour) }})
-	restore := hideTimeline(t, tt.fsys)
 	x := gen.Inserts(1)
-	late, err := behind.Write(ctx, OpInsert, tripsInput(x))
-	if err != nil {
-		t.Fatal(err)
-	}
-	restore()
+	late := writeUnseen(t, tt, behind, x)
 	if late.Instant >= empties[0] {
 		t.Fatalf("instant %s is not before the oldest commit %s", late.Instant, empties[0])
 	}
