@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -239,14 +241,30 @@ func benchApplyLarge(b *testing.B, changes ChangeSet, setup func(b *testing.B, d
 }
 
 // BenchmarkApplyBulkLoad measures the Apply of a bulk insert: benchRecords
-// new keys in random order, a few hundred at a time per file group, into
-// an empty index.
+// new keys, a few hundred at a time per file group, into an empty index.
+// With order=random the keys come in random order, as a bulk insert that
+// does not sort gives them; with order=runs in three ascending runs, as a
+// sorting bulk insert into three partitions gives them (each partition's
+// file groups in key order), which Apply merges instead of sorting.
 func BenchmarkApplyBulkLoad(b *testing.B) {
 	var cs ChangeSet
 	for i := range benchRecords {
 		cs.Puts = append(cs.Puts, Put{Key: testKey(i), Location: benchLocation(i / 300)})
 	}
-	benchApplyLarge(b, cs, func(*testing.B, string) {})
+	b.Run("order=random", func(b *testing.B) {
+		benchApplyLarge(b, cs, func(*testing.B, string) {})
+	})
+	runs := ChangeSet{Puts: slices.Clone(cs.Puts)}
+	for r := range 3 {
+		run := runs.Puts[r*benchRecords/3 : (r+1)*benchRecords/3]
+		slices.SortFunc(run, func(a, b Put) int { return strings.Compare(a.Key, b.Key) })
+		for i := range run {
+			run[i].Location = benchLocation(r*benchRecords/3/300 + i/300)
+		}
+	}
+	b.Run("order=runs", func(b *testing.B) {
+		benchApplyLarge(b, runs, func(*testing.B, string) {})
+	})
 }
 
 // BenchmarkApplyUpsert measures the Apply of a large upsert into an index of

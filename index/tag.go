@@ -121,6 +121,10 @@ func sortKeys(keys []string, workers int) *tagKeys {
 			appendRecordKey(tk.buf[tk.starts[i]:tk.starts[i]:tk.starts[i+1]], keys[i])
 		}
 	})
+	if runs := tk.ascendingRuns(maxMergedRuns); runs != nil {
+		tk.mergeRuns(runs)
+		return tk
+	}
 	first := tk.key(0)
 	shared := len(first)
 	for i := 1; i < n && shared > 0; i++ {
@@ -139,6 +143,77 @@ func sortKeys(keys []string, workers int) *tagKeys {
 	})
 	radix.SortParallel(tk.sorted, make([]keyHead, n), tk.comparePos, workers)
 	return tk
+}
+
+// maxMergedRuns is the most ascending runs of keys that sortKeys merges
+// rather than sorting. A write's changes come a file group at a time, each
+// group's keys in order, so they often form a few runs: merging them reads
+// each run in sequence, where a sort reads the keys all over memory.
+const maxMergedRuns = 64
+
+// ascendingRuns returns where the runs of keys in ascending order (equal
+// neighbours included) start, followed by the number of keys, when there
+// are at most max runs; nil otherwise, having looked at the keys only until
+// it found more.
+func (tk *tagKeys) ascendingRuns(max int) []int {
+	n := len(tk.sorted)
+	starts := []int{0}
+	prev := tk.key(0)
+	for i := 1; i < n; i++ {
+		k := tk.key(uint32(i))
+		if bytes.Compare(prev, k) > 0 {
+			if len(starts) == max {
+				return nil
+			}
+			starts = append(starts, i)
+		}
+		prev = k
+	}
+	return append(starts, n)
+}
+
+// mergeRuns fills tk.sorted by merging the ascending runs of keys between
+// bounds (see ascendingRuns); equal keys keep the order of their positions.
+// The Prefix of its entries is not set.
+func (tk *tagKeys) mergeRuns(bounds []int) {
+	// heap is a binary min-heap of the runs not yet taken whole, each at
+	// its next key, ordered by that key and then by position.
+	type run struct{ next, end uint32 }
+	heap := make([]run, 0, len(bounds)-1)
+	less := func(a, b run) bool {
+		c := bytes.Compare(tk.key(a.next), tk.key(b.next))
+		return c < 0 || c == 0 && a.next < b.next
+	}
+	down := func(i int) {
+		for {
+			least := i
+			for _, c := range [2]int{2*i + 1, 2*i + 2} {
+				if c < len(heap) && less(heap[c], heap[least]) {
+					least = c
+				}
+			}
+			if least == i {
+				return
+			}
+			heap[i], heap[least] = heap[least], heap[i]
+			i = least
+		}
+	}
+	for i := 0; i+1 < len(bounds); i++ {
+		heap = append(heap, run{uint32(bounds[i]), uint32(bounds[i+1])})
+	}
+	for i := len(heap)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for i := range tk.sorted {
+		top := &heap[0]
+		tk.sorted[i] = keyHead{Value: top.next}
+		if top.next++; top.next == top.end {
+			heap[0] = heap[len(heap)-1]
+			heap = heap[:len(heap)-1]
+		}
+		down(0)
+	}
 }
 
 // inParallel calls fn on up to workers consecutive ranges [lo, hi) covering

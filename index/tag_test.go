@@ -135,35 +135,70 @@ func TestTagWorkers(t *testing.T) {
 
 func TestSortKeys(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{1, 2, 2*minShardKeys - 1, 2 * minShardKeys, 5*minShardKeys + 3} {
-		for _, workers := range []int{1, 2, 4} {
-			keys := make([]string, n)
-			for i := range keys {
-				if i%3 == 0 {
-					keys[i] = testKey(rng.IntN(n + 1))
-				} else {
-					keys[i] = fmt.Sprint("shared prefix/", rng.IntN(n+1), strings.Repeat("x", rng.IntN(10)))
-				}
+	randomKeys := func(n int) []string {
+		keys := make([]string, n)
+		for i := range keys {
+			if i%3 == 0 {
+				keys[i] = testKey(rng.IntN(n + 1))
+			} else {
+				keys[i] = fmt.Sprint("shared prefix/", rng.IntN(n+1), strings.Repeat("x", rng.IntN(10)))
 			}
-			tk := sortKeys(keys, workers)
-			seen := make([]bool, n)
-			var prev []byte
-			for _, kh := range tk.sorted {
-				key := tk.key(kh.Value)
-				if want := appendRecordKey(nil, keys[kh.Value]); !bytes.Equal(key, want) {
-					t.Fatalf("n=%d workers=%d: key %d is %q, want %q", n, workers, kh.Value, key, want)
-				}
-				if bytes.Compare(key, prev) < 0 {
-					t.Fatalf("n=%d workers=%d: %q after %q", n, workers, key, prev)
-				}
-				if seen[kh.Value] {
-					t.Fatalf("n=%d workers=%d: position %d twice", n, workers, kh.Value)
-				}
-				seen[kh.Value] = true
-				prev = key
+		}
+		return keys
+	}
+	// inRuns returns random keys in runs ascending in index order, as the
+	// changes of a write come a file group at a time: runs is the number
+	// of chunks, each sorted, so there are at most that many ascending
+	// runs.
+	inRuns := func(runs int) func(n int) []string {
+		return func(n int) []string {
+			keys := randomKeys(n)
+			for r := range runs {
+				chunk := keys[r*n/runs : (r+1)*n/runs]
+				slices.SortFunc(chunk, func(a, b string) int {
+					return bytes.Compare(appendRecordKey(nil, a), appendRecordKey(nil, b))
+				})
 			}
-			if len(tk.sorted) != n {
-				t.Fatalf("n=%d workers=%d: %d sorted keys", n, workers, len(tk.sorted))
+			return keys
+		}
+	}
+	layouts := []struct {
+		name   string
+		keys   func(n int) []string
+		merged bool // whether equal keys must keep their order
+	}{
+		{"random", randomKeys, false},
+		{"one run", inRuns(1), true},
+		{"three runs", inRuns(3), true},
+		{"most runs merged", inRuns(maxMergedRuns), true},
+		{"too many runs to merge", inRuns(maxMergedRuns + 1), false},
+	}
+	for _, layout := range layouts {
+		for _, n := range []int{1, 2, 2*minShardKeys - 1, 2 * minShardKeys, 5*minShardKeys + 3} {
+			for _, workers := range []int{1, 2, 4} {
+				keys := layout.keys(n)
+				tk := sortKeys(keys, workers)
+				seen := make([]bool, n)
+				var prev []byte
+				for i, kh := range tk.sorted {
+					key := tk.key(kh.Value)
+					if want := appendRecordKey(nil, keys[kh.Value]); !bytes.Equal(key, want) {
+						t.Fatalf("%s n=%d workers=%d: key %d is %q, want %q", layout.name, n, workers, kh.Value, key, want)
+					}
+					if c := bytes.Compare(key, prev); c < 0 {
+						t.Fatalf("%s n=%d workers=%d: %q after %q", layout.name, n, workers, key, prev)
+					} else if c == 0 && layout.merged && kh.Value < tk.sorted[i-1].Value {
+						t.Fatalf("%s n=%d workers=%d: equal keys at positions %d and %d out of order", layout.name, n, workers, tk.sorted[i-1].Value, kh.Value)
+					}
+					if seen[kh.Value] {
+						t.Fatalf("%s n=%d workers=%d: position %d twice", layout.name, n, workers, kh.Value)
+					}
+					seen[kh.Value] = true
+					prev = key
+				}
+				if len(tk.sorted) != n {
+					t.Fatalf("%s n=%d workers=%d: %d sorted keys", layout.name, n, workers, len(tk.sorted))
+				}
 			}
 		}
 	}
