@@ -104,7 +104,23 @@
 // sorted tables that one Pebble ingestion adds (see Ingestion). An instant
 // older than the watermark is refused (ErrOutOfOrder); one equal to it is
 // taken as already applied, and Apply does nothing, so replaying the last
-// commit is harmless. Rebuild sets the
+// commit is harmless.
+//
+// Apply is Prepare then Commit. Prepare does the work: it checks the
+// changes, sorts their keys and, for an ingestion, writes the record
+// tables; Commit writes the dictionary entries, the view digest and the
+// watermark and adds it all at once. A writer whose plan fixes the changes
+// (an insert puts each new record in the file group its task writes)
+// prepares them while it writes its base files, so that after its commit
+// point only the Commit is left. While changes are prepared, the index
+// refuses to prepare or apply others (ErrPrepared); Rebuild and Close
+// discard them.
+//
+// The keys of a change set usually come a file group at a time, each
+// group's in key order, so they form a few ascending runs: up to 64 runs are
+// merged (reading each in sequence) rather than sorted, which made the
+// Apply of a sorting bulk insert's 1M keys, three runs, about 5% faster.
+// Rebuild sets the
 // watermark to the snapshot's instant, older or newer. If the timeline loses
 // a completed instant the index contains (a rollback of a completed commit,
 // a restore), the index cannot undo it: the caller rebuilds.
@@ -121,12 +137,12 @@
 //
 // # Crashes
 //
-// A write commits when its <t>.commit file exists, and applies its changes
-// to the index afterwards. A crash before or during Apply leaves the index at
+// A write commits when its <t>.commit file exists, and commits its changes
+// to the index afterwards. A crash before or during that leaves the index at
 // an older watermark with none of the changes, which the next open catches
 // up on: Pebble's batch, and its ingestion of several tables, are atomic and
-// synced. Tables written for an ingestion that did not happen are removed
-// by the next Open.
+// synced. Tables written for an ingestion that did not happen (prepared
+// changes whose commit never came) are removed by the next Open.
 //
 // Rebuild first commits, synced, one batch that deletes every key, writes
 // the table identity and format version, and sets the "rebuilding" mark. It

@@ -19,4 +19,10 @@ var (
 
 	// ErrClosed reports the use of a closed index.
 	ErrClosed = errors.New("index is closed")
+
+	// ErrPrepared reports a Prepare or Apply while another change set is
+	// prepared and neither committed nor discarded, or the Commit of a
+	// Prepared that no longer is (committed, discarded, or dropped by a
+	// Rebuild or Close).
+	ErrPrepared = errors.New("another change set is prepared")
 )

@@ -83,6 +83,9 @@ type Index struct {
 	// writeMu serializes writers. dict is owned by the writer holding it.
 	writeMu sync.Mutex
 	dict    *dictionary
+	// prepared is the change set prepared and not yet committed or
+	// discarded, if any; the dictionary holds its new file groups.
+	prepared *Prepared
 
 	// stateMu guards the state readers see. A writer commits its last batch
 	// and publishes the new state while holding it exclusively, so a reader
@@ -331,7 +334,8 @@ func (ix *Index) Close() error {
 		return ix.errorf("close: %w", ErrClosed)
 	}
 	ix.closed = true
-	if err := ix.db.Close(); err != nil {
+	err := errors.Join(ix.dropPrepared(), ix.db.Close())
+	if err != nil {
 		return ix.errorf("close: %w", err)
 	}
 	return nil

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -28,99 +27,94 @@ const defaultIngestMin = 64 << 10
 // removes those a crash left behind.
 const ingestPrefix = "hoodie-apply-"
 
-// ingest writes changes and the watermark instant into sorted tables and adds
-// them to the store with one Pebble ingestion, which is atomic and durable:
-// after a crash the store holds all of them or none.
+// ingest adds the prepared record tables to the store, with a small table
+// of the dictionary entries of their new file groups, digest and the
+// watermark, in one Pebble ingestion, which is atomic and durable: after a
+// crash the store holds all of them or none.
 //
 // An ingested table's keys get a sequence number above every key already in
 // the store (Pebble flushes a memtable the tables overlap first), so a put
 // replaces the value of its key and a delete, written as a point tombstone,
-// removes it, as in a batch. The new dictionary entries and the watermark go
-// into a small table of their own: the records' tables then overlap nothing
-// the store holds outside the record namespaces, and the records of a bulk
+// removes it, as in a batch. The dictionary entries and the watermark go
+// into a table of their own: the records' tables then overlap nothing the
+// store holds outside the record namespaces, and the records of a bulk
 // insert into an empty index land straight in the bottom level, where no
-// compaction needs to rewrite them. The records are split into key ranges
-// written concurrently, one table each, on up to Options.TagWorkers
-// goroutines.
+// compaction needs to rewrite them.
 //
-// On failure the tables are removed and the store is as it was.
-func (ix *Index) ingest(ctx context.Context, changes ChangeSet, instant string) (err error) {
-	if ix.readOnly {
-		// Before writing anything into the folder, which a batch would not.
-		return pebble.ErrReadOnly
-	}
-	first := len(ix.dict.locs)
-	rs, err := ix.sortChanges(ctx, changes)
-	if err != nil {
-		return err
-	}
-
-	var paths []string
+// On failure its own table is removed; the caller discards the others.
+func (ix *Index) ingest(ctx context.Context, p *Prepared, digest []byte) (err error) {
+	path := ix.tablePath(0)
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, removeTables(paths))
+			err = errors.Join(err, removeTables([]string{path}))
 		}
 	}()
-	paths = append(paths, ix.tablePath(0))
-	err = ix.writeTable(paths[0], func(w *sstable.Writer) error {
-		for id := uint32(first); id < uint32(len(ix.dict.locs)); id++ {
+	err = ix.writeTable(path, func(w *sstable.Writer) error {
+		for id := uint32(p.first); id < uint32(len(ix.dict.locs)); id++ {
 			if err := w.Set(groupKey(id), ix.dict.entry(id)); err != nil {
 				return fmt.Errorf("file group %s: %w", ix.dict.locs[id], err)
 			}
 		}
-		if err := w.Set(metaView, storedDigest(changes.ViewDigest)); err != nil {
+		if err := w.Set(metaView, storedDigest(digest)); err != nil {
 			return err
 		}
-		return w.Set(metaWatermark, []byte(instant))
+		return w.Set(metaWatermark, []byte(p.instant))
 	})
 	if err != nil {
 		return err
 	}
-
-	if rs.dels.len()+rs.puts.len() > 0 {
-		splits := rs.splits(max(1, min(ix.tagWorkers, (rs.dels.len()+rs.puts.len())/minShardKeys)))
-		errs := make([]error, len(splits)+1)
-		var wg sync.WaitGroup
-		for i := range errs {
-			dels, puts := rs.dels, rs.puts
-			if i > 0 {
-				dels.seek(splits[i-1])
-				puts.seek(splits[i-1])
-			}
-			var end []byte
-			if i < len(splits) {
-				end = splits[i]
-			}
-			path := ix.tablePath(1 + i)
-			paths = append(paths, path)
-			wg.Go(func() {
-				errs[i] = ix.writeTable(path, func(w *sstable.Writer) error {
-					return rs.each(ctx, dels, puts, end, func(key, value []byte) error {
-						if value == nil {
-							return w.Delete(key)
-						}
-						return w.Set(key, value)
-					})
-				})
-			})
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			return err
-		}
-	}
-
 	// The last moment to give up without a trace: Pebble's ingestion,
 	// once started, completes or fails whole.
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return ix.publish(instant, changes.ViewDigest, func() error {
-		if err := ix.db.Ingest(ctx, paths); err != nil {
+	return ix.publish(p.instant, digest, func() error {
+		if err := ix.db.Ingest(ctx, append([]string{path}, p.tables...)); err != nil {
 			return fmt.Errorf("ingest: %w", err)
 		}
 		return nil
 	})
+}
+
+// writeRecordTables writes the record changes of rs into tables to ingest,
+// split into key ranges written concurrently, one table each, on up to
+// Options.TagWorkers goroutines, and returns their paths. On failure it
+// removes them.
+func (ix *Index) writeRecordTables(ctx context.Context, rs *sortedRecords) (paths []string, err error) {
+	if rs.dels.len()+rs.puts.len() == 0 {
+		return nil, nil
+	}
+	splits := rs.splits(max(1, min(ix.tagWorkers, (rs.dels.len()+rs.puts.len())/minShardKeys)))
+	errs := make([]error, len(splits)+1)
+	var wg sync.WaitGroup
+	for i := range errs {
+		dels, puts := rs.dels, rs.puts
+		if i > 0 {
+			dels.seek(splits[i-1])
+			puts.seek(splits[i-1])
+		}
+		var end []byte
+		if i < len(splits) {
+			end = splits[i]
+		}
+		path := ix.tablePath(1 + i)
+		paths = append(paths, path)
+		wg.Go(func() {
+			errs[i] = ix.writeTable(path, func(w *sstable.Writer) error {
+				return rs.each(ctx, dels, puts, end, func(key, value []byte) error {
+					if value == nil {
+						return w.Delete(key)
+					}
+					return w.Set(key, value)
+				})
+			})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, errors.Join(err, removeTables(paths))
+	}
+	return paths, nil
 }
 
 // splits returns up to k-1 increasing keys that split the record changes

@@ -50,6 +50,9 @@ func (ix *Index) RebuildDigest(ctx context.Context, watermark string, digest []b
 	if ix.closed {
 		return ix.errorf("rebuild: %w", ErrClosed)
 	}
+	if err := ix.dropPrepared(); err != nil {
+		return ix.errorf("rebuild: %w", err)
+	}
 	ix.setStale(ix.errorf("a rebuild to instant %q is under way: %w", watermark, ErrStale))
 	ix.dict = newDictionary()
 

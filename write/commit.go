@@ -29,6 +29,12 @@ type commit struct {
 	instant timeline.Instant
 	results []taskResult
 	meta    *timeline.CommitMetadata
+	// idx is the record index, caught up to view. When the plan fixes the
+	// index changes (see plannedChanges), planned holds them, and prepared
+	// is them prepared while the files were written (nil if that failed).
+	idx      *index.Index
+	planned  *index.ChangeSet
+	prepared *index.Prepared
 	// completeErr is the error Complete reported although the completed
 	// file was made: the commit stands, and finish reports it as a warning.
 	completeErr error
@@ -62,6 +68,15 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 		return fmt.Errorf("start commit %s: %w", requested.Time, err)
 	}
 	c.instant = inflight
+	waitIndex := c.prepareIndex(ctx, tasks)
+	defer func() {
+		waitIndex()
+		if err != nil && c.prepared != nil {
+			if dErr := c.prepared.Discard(); dErr != nil {
+				err = errors.Join(err, dErr)
+			}
+		}
+	}()
 	env, err := c.taskEnv()
 	if err != nil {
 		return err
@@ -118,6 +133,51 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 	return nil
 }
 
+// prepareIndex starts preparing the index changes of the write on their
+// own goroutine, when the plan fixes them, so that they are made while the
+// files are written and the commit's end only ingests them; it returns a
+// function that waits for it. c.prepared is then the result, or nil if the
+// changes are not planned or could not be prepared (finish then applies
+// them as usual, and reports the failure if it happens again).
+func (c *commit) prepareIndex(ctx context.Context, tasks []*fileGroupTask) (wait func()) {
+	changes, ok := plannedChanges(c.op, tasks)
+	if !ok {
+		return func() {}
+	}
+	c.planned = &changes
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if p, err := c.idx.Prepare(ctx, c.instant.Time, changes); err == nil {
+			c.prepared = p
+		}
+	}()
+	return func() { <-done }
+}
+
+// plannedChanges returns the index changes of an insert or a bulk insert,
+// which the plan fixes: each new record goes into the file group its task
+// writes, in the order the tasks write them, and nothing else changes (an
+// insert refuses or skips keys the table holds). For other operations the
+// merge decides, and it reports false.
+func plannedChanges(op Operation, tasks []*fileGroupTask) (index.ChangeSet, bool) {
+	if op != OpInsert && op != OpBulkInsert {
+		return index.ChangeSet{}, false
+	}
+	n := 0
+	for _, t := range tasks {
+		n += len(t.inserts)
+	}
+	puts := make([]index.Put, 0, n)
+	for _, t := range tasks {
+		loc := index.Location{PartitionPath: t.partition, FileID: t.fileID}
+		for _, r := range t.inserts {
+			puts = append(puts, index.Put{Key: r.key, Location: loc})
+		}
+	}
+	return index.ChangeSet{Puts: puts}, true
+}
+
 // completedDespite reports whether the instant's completed file exists and
 // holds data, although Complete reported an error.
 func (c *commit) completedDespite(ctx context.Context, data []byte) bool {
@@ -132,7 +192,7 @@ func (c *commit) completedDespite(ctx context.Context, data []byte) bool {
 }
 
 func (c *commit) taskEnv() (*taskEnv, error) {
-	env := &taskEnv{w: c.w, op: c.op, in: c.in, instant: c.instant.Time, schema: c.schema, fileSchema: c.schema, precombine: -1}
+	env := &taskEnv{w: c.w, op: c.op, in: c.in, instant: c.instant.Time, schema: c.schema, fileSchema: c.schema, precombine: -1, changesPlanned: c.planned != nil}
 	if c.w.cfg.PopulateMetaFields {
 		env.fileSchema = c.schema.WithMetaFields()
 	} else {
@@ -258,12 +318,31 @@ func (c *commit) after() []read.FileSlice {
 	return after
 }
 
+// changes returns the index changes of the commit: the planned ones, or
+// those its file group tasks reported.
+func (c *commit) changes() index.ChangeSet {
+	if c.planned != nil {
+		return *c.planned
+	}
+	var changes index.ChangeSet
+	var puts, dels int
+	for _, r := range c.results {
+		puts, dels = puts+len(r.puts), dels+len(r.dels)
+	}
+	changes.Puts, changes.Deletes = make([]index.Put, 0, puts), make([]string, 0, dels)
+	for _, r := range c.results {
+		changes.Deletes = append(changes.Deletes, r.dels...)
+		changes.Puts = append(changes.Puts, r.puts...)
+	}
+	return changes
+}
+
 // finish does what follows the commit point: markers are dropped, the index
 // learns the key changes, the result is filled in. None of it can undo the
 // commit, and what fails here the next writer repairs (it drops markers of
 // completed instants and catches the index up), so failures are reported
 // as warnings, not errors.
-func (c *commit) finish(ctx context.Context, idx *index.Index, res *Result) {
+func (c *commit) finish(ctx context.Context, res *Result) {
 	w := c.w
 	warn := func(what string, err error) {
 		if err != nil {
@@ -274,22 +353,20 @@ func (c *commit) finish(ctx context.Context, idx *index.Index, res *Result) {
 		res.Warnings = append(res.Warnings, fmt.Errorf("commit %s is complete (its completed file is in place), although completing it reported: %w", c.instant.Time, c.completeErr))
 	}
 	warn("removing its markers", w.fsys.RemoveAll(ctx, markerFolder(c.instant.Time)))
-	var changes index.ChangeSet
-	var puts, dels int
 	for _, r := range c.results {
-		puts, dels = puts+len(r.puts), dels+len(r.dels)
-	}
-	changes.Puts, changes.Deletes = make([]index.Put, 0, puts), make([]string, 0, dels)
-	for _, r := range c.results {
-		changes.Deletes = append(changes.Deletes, r.dels...)
-		changes.Puts = append(changes.Puts, r.puts...)
 		res.Files = append(res.Files, r.slice)
 	}
 	// The index was caught up to c.view: with this commit's slices, the
 	// view as of it, unless a commit completed meanwhile with an earlier
 	// instant time, which the next catch-up then finds.
-	changes.ViewDigest = read.DigestSlices(c.after())
-	warn("updating the record index", idx.Apply(ctx, c.instant.Time, changes))
+	digest := read.DigestSlices(c.after())
+	if c.prepared != nil {
+		warn("updating the record index", c.prepared.Commit(ctx, digest))
+	} else {
+		changes := c.changes()
+		changes.ViewDigest = digest
+		warn("updating the record index", c.idx.Apply(ctx, c.instant.Time, changes))
+	}
 	if w.cfg.CreateSchema == "" {
 		if s, err := c.schema.MarshalJSON(); err == nil {
 			cfg := *w.cfg

@@ -73,15 +73,16 @@ func verifyIndex(t *testing.T, fsys storage.FS, indexDir string) {
 }
 
 // TestWriteCrashAtEveryStep fails every mutating file-system step of an
-// upsert in turn, as if the process died there, and checks that the table
-// then reads as it was before the write or as it is after it, never in
-// between; that no completed instant lacks its files; and that the next
-// write succeeds and leaves the index consistent.
+// upsert, and of an insert (whose index changes are prepared while its
+// files are written), in turn, as if the process died there, and checks
+// that the table then reads as it was before the write or as it is after
+// it, never in between; that no completed instant lacks its files; that
+// the index folder keeps no table prepared for the failed write; and that
+// the next write succeeds and leaves the index consistent.
 func TestWriteCrashAtEveryStep(t *testing.T) {
 	ctx := context.Background()
 	gen := trips.NewGenerator(7)
 	initial := gen.Inserts(30)
-	updates := append(gen.Updates(initial, 10), gen.Inserts(5)...)
 	settings := DefaultSettings()
 	settings.MaxFileSize = 4 << 10 // several file groups
 	settings.SmallFileLimit = 3 << 10
@@ -103,53 +104,71 @@ func TestWriteCrashAtEveryStep(t *testing.T) {
 		return mem, dir
 	}
 
-	// A clean run gives the expected states and the number of steps.
-	mem, dir := setup(t)
-	before := dataOf(snapshot(t, mem, ""))
-	probe := faultfs.New(mem, 0)
-	if _, err := NewWriter(probe, Options{Settings: settings, IndexDir: dir, TableID: dir}).Write(ctx, OpUpsert, tripsInput(updates)); err != nil {
-		t.Fatal(err)
+	writes := []struct {
+		name  string
+		op    Operation
+		batch []trips.Trip
+	}{
+		{"upsert", OpUpsert, append(gen.Updates(initial, 10), gen.Inserts(5)...)},
+		{"insert", OpInsert, gen.Inserts(6)},
 	}
-	after := dataOf(snapshot(t, mem, ""))
-	steps := probe.Steps()
-	if steps < 8 {
-		t.Fatalf("the upsert took only %d steps", steps)
-	}
+	for _, tc := range writes {
+		t.Run(tc.name, func(t *testing.T) {
+			// A clean run gives the expected states and the number of steps.
+			mem, dir := setup(t)
+			before := dataOf(snapshot(t, mem, ""))
+			probe := faultfs.New(mem, 0)
+			if _, err := NewWriter(probe, Options{Settings: settings, IndexDir: dir, TableID: dir}).Write(ctx, tc.op, tripsInput(tc.batch)); err != nil {
+				t.Fatal(err)
+			}
+			after := dataOf(snapshot(t, mem, ""))
+			steps := probe.Steps()
+			if steps < 8 {
+				t.Fatalf("the write took only %d steps", steps)
+			}
 
-	for failAt := 1; failAt <= steps; failAt++ {
-		mem, dir := setup(t)
-		ffs := faultfs.New(mem, failAt)
-		_, err := NewWriter(ffs, Options{Settings: settings, IndexDir: dir, TableID: dir}).Write(ctx, OpUpsert, tripsInput(updates))
-		committed := err == nil
-		if err != nil && !errors.Is(err, faultfs.ErrInjected) {
-			t.Fatalf("step %d (%s): unexpected error %v", failAt, ffs.Trace()[failAt-1], err)
-		}
-		got := dataOf(snapshot(t, mem, ""))
-		switch {
-		case equalData(got, before) && !committed:
-		case equalData(got, after):
-		default:
-			t.Fatalf("step %d (%s): the table is neither as before nor as after the write (committed %v)", failAt, ffs.Trace()[failAt-1], committed)
-		}
-		// The next write cleans up and succeeds.
-		w := NewWriter(mem, Options{Settings: settings, IndexDir: dir, TableID: dir})
-		if _, err := w.Write(ctx, OpUpsert, tripsInput(updates)); err != nil {
-			t.Fatalf("step %d: the next write failed: %v", failAt, err)
-		}
-		if got := dataOf(snapshot(t, mem, "")); !equalData(got, after) {
-			t.Fatalf("step %d: after the next write the table is not as expected", failAt)
-		}
-		tl, err := timeline.Load(ctx, mem)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p := tl.Pending(); p.Len() != 0 {
-			t.Fatalf("step %d: pending instants left after the next write: %v", failAt, p.Instants())
-		}
-		if entries, _ := mem.ReadDir(ctx, storage.TempFolder); len(entries) != 0 {
-			t.Fatalf("step %d: markers left: %v", failAt, entries)
-		}
-		verifyIndex(t, mem, dir)
+			for failAt := 1; failAt <= steps; failAt++ {
+				mem, dir := setup(t)
+				ffs := faultfs.New(mem, failAt)
+				_, err := NewWriter(ffs, Options{Settings: settings, IndexDir: dir, TableID: dir}).Write(ctx, tc.op, tripsInput(tc.batch))
+				committed := err == nil
+				if err != nil && !errors.Is(err, faultfs.ErrInjected) {
+					t.Fatalf("step %d (%s): unexpected error %v", failAt, ffs.Trace()[failAt-1], err)
+				}
+				got := dataOf(snapshot(t, mem, ""))
+				switch {
+				case equalData(got, before) && !committed:
+				case equalData(got, after):
+				default:
+					t.Fatalf("step %d (%s): the table is neither as before nor as after the write (committed %v)", failAt, ffs.Trace()[failAt-1], committed)
+				}
+				if left, _ := filepath.Glob(filepath.Join(dir, "hoodie-apply-*")); len(left) > 0 {
+					t.Fatalf("step %d: index tables left: %v", failAt, left)
+				}
+				// The next write cleans up and succeeds (an insert's keys are
+				// there if it committed: drop them).
+				nextSettings := settings
+				nextSettings.DropDuplicates = true
+				next := NewWriter(mem, Options{Settings: nextSettings, IndexDir: dir, TableID: dir})
+				if _, err := next.Write(ctx, tc.op, tripsInput(tc.batch)); err != nil {
+					t.Fatalf("step %d: the next write failed: %v", failAt, err)
+				}
+				if got := dataOf(snapshot(t, mem, "")); !equalData(got, after) {
+					t.Fatalf("step %d: after the next write the table is not as expected", failAt)
+				}
+				tl, err := timeline.Load(ctx, mem)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p := tl.Pending(); p.Len() != 0 {
+					t.Fatalf("step %d: pending instants left after the next write: %v", failAt, p.Instants())
+				}
+				if entries, _ := mem.ReadDir(ctx, storage.TempFolder); len(entries) != 0 {
+					t.Fatalf("step %d: markers left: %v", failAt, entries)
+				}
+				verifyIndex(t, mem, dir)
+			}
+		})
 	}
 }
 

@@ -44,6 +44,9 @@ type taskEnv struct {
 	keys             *KeyGenerator
 	precombine       int // index of the precombine column in schema, or -1
 	keepOnSoftDelete []bool
+	// changesPlanned reports that the plan fixes the index changes (see
+	// plannedChanges): the tasks need not report their puts.
+	changesPlanned bool
 }
 
 // runTask writes one base file: the next version of an existing file group,
@@ -130,7 +133,9 @@ type merger struct {
 }
 
 func (m *merger) run(ctx context.Context) error {
-	m.puts = make([]index.Put, 0, len(m.task.inserts))
+	if !m.env.changesPlanned {
+		m.puts = make([]index.Put, 0, len(m.task.inserts))
+	}
 	if m.prev != nil {
 		if err := m.mergeExisting(ctx); err != nil {
 			return err
@@ -148,7 +153,9 @@ func (m *merger) run(ctx context.Context) error {
 		keys, rows = keys[:0], rows[:0]
 		for _, r := range m.task.inserts[start:min(start+insertChunk, len(m.task.inserts))] {
 			keys, rows = append(keys, r.key), append(rows, r.row)
-			m.puts = append(m.puts, index.Put{Key: r.key, Location: loc})
+			if !m.env.changesPlanned {
+				m.puts = append(m.puts, index.Put{Key: r.key, Location: loc})
+			}
 		}
 		if err := m.out.WriteNew(m.meta, m.seq, keys, rows); err != nil {
 			return m.env.inputError(m.task.inserts[start:], err)

@@ -216,11 +216,11 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if len(tasks) == 0 {
 		return res, nil
 	}
-	c := &commit{w: w, op: op, in: in, tl: tl, view: view, schema: schema, tableSchemaChanged: !schema.Equal(tableSchema)}
+	c := &commit{w: w, op: op, in: in, tl: tl, view: view, schema: schema, tableSchemaChanged: !schema.Equal(tableSchema), idx: idx}
 	if err := c.run(ctx, tasks, p); err != nil {
 		return nil, err
 	}
-	c.finish(ctx, idx, res)
+	c.finish(ctx, res)
 	return res, nil
 }
 
