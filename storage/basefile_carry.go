@@ -34,7 +34,7 @@ func (w *BaseFileWriter) CarryRowGroup(rowGroup parquet.RowGroup, fileName strin
 	if err := w.writeBatch(); err != nil {
 		return nil, err
 	}
-	var c rowGroupCarry
+	c := rowGroupCarry{noteNaNs: w.noteNaNs}
 	err := catchPanic(func() error {
 		schema, columns := w.pw.Schema(), w.pw.ColumnWriters()
 		// The keys decide which rows are taken, so their column goes first.
@@ -78,6 +78,7 @@ type rowGroupCarry struct {
 	takenKeys []parquet.Value // their record keys, copied
 	taken     []parquet.Row   // their values, column by column as they are read
 	buf       []parquet.Value
+	noteNaNs  func([]parquet.Value) // told of every batch of values read
 }
 
 // copyKeys copies the record keys of rowGroup to dst like copyFlat, but
@@ -237,6 +238,7 @@ func (c *rowGroupCarry) eachBatch(src parquet.ColumnChunk, fn func(batch []parqu
 	for {
 		n, err := values.ReadValues(c.buf)
 		if n > 0 {
+			c.noteNaNs(c.buf[:n])
 			if err := fn(c.buf[:n]); err != nil {
 				return err
 			}

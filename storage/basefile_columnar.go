@@ -125,7 +125,7 @@ type columnarFile struct {
 
 	rowGroupRows  int64 // rows in the current row group
 	rowGroups     []format.RowGroup
-	columnIndexes [][]format.ColumnIndex
+	columnIndexes [][]*format.ColumnIndex // nil for a chunk without one
 	offsetIndexes [][]format.OffsetIndex
 	page          *pageScratch // shared by the columns' page encoding
 	flat          []any        // the values of writeNew's rows, row by row
@@ -228,7 +228,7 @@ func (f *columnarFile) endRowGroup() error {
 		}
 	}
 	rg := format.RowGroup{NumRows: f.rowGroupRows, FileOffset: f.out.n, Ordinal: int16(len(f.rowGroups))}
-	columnIndexes := make([]format.ColumnIndex, len(f.columns))
+	columnIndexes := make([]*format.ColumnIndex, len(f.columns))
 	offsetIndexes := make([]format.OffsetIndex, len(f.columns))
 	for i, c := range f.columns {
 		if err := c.endPage(); err != nil {
@@ -241,7 +241,10 @@ func (f *columnarFile) endRowGroup() error {
 		rg.Columns = append(rg.Columns, chunk.column)
 		rg.TotalByteSize += chunk.column.MetaData.TotalUncompressedSize
 		rg.TotalCompressedSize += chunk.column.MetaData.TotalCompressedSize
-		columnIndexes[i], offsetIndexes[i] = chunk.columnIndex, chunk.offsetIndex
+		if !chunk.noColumnIndex {
+			columnIndexes[i] = &chunk.columnIndex
+		}
+		offsetIndexes[i] = chunk.offsetIndex
 	}
 	f.rowGroups = append(f.rowGroups, rg)
 	f.columnIndexes = append(f.columnIndexes, columnIndexes)
@@ -270,8 +273,11 @@ func (f *columnarFile) close() error {
 	// indexes, as parquet-go and parquet-mr lay them out.
 	for i := range f.rowGroups {
 		for j := range f.rowGroups[i].Columns {
+			if f.columnIndexes[i][j] == nil {
+				continue
+			}
 			offset := f.out.n + int64(buf.Len())
-			if err := enc.Encode(&f.columnIndexes[i][j]); err != nil {
+			if err := enc.Encode(f.columnIndexes[i][j]); err != nil {
 				return fmt.Errorf("encode a column index: %w", err)
 			}
 			chunk := &f.rowGroups[i].Columns[j]

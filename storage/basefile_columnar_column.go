@@ -59,6 +59,7 @@ type columnarColumn struct {
 	maxValue       []byte  // and its greatest
 	hasBounds      bool
 	boundsNaN      bool // the bounds are NaN: no page so far held another float
+	hasNaN         bool // a page of the chunk holds a float NaN
 	unencodedBytes int64
 }
 
@@ -186,7 +187,7 @@ func (c *columnarColumn) resetChunk() {
 	c.indexer = c.leaf.typ.NewColumnIndexer(limit)
 	c.meta = format.ColumnMetaData{}
 	c.dictPages, c.plainPages, c.numRows, c.unencodedBytes = 0, 0, 0, 0
-	c.minValue, c.maxValue, c.hasBounds, c.boundsNaN = nil, nil, false, false
+	c.minValue, c.maxValue, c.hasBounds, c.boundsNaN, c.hasNaN = nil, nil, false, false, false
 	c.dictOn, c.dictChecked = c.canDict, c.leaf.dictionary
 	if c.canDict {
 		c.dict.reset()
@@ -610,10 +611,12 @@ func (c *columnarColumn) pageBounds() (lo, hi parquet.Value, ok bool) {
 	case c.leaf.kind == parquet.Int64:
 		return parquet.Int64Value(slices.Min(p.ints64)), parquet.Int64Value(slices.Max(p.ints64)), true
 	case c.leaf.kind == parquet.Float:
-		min, max := floatBounds(p.floats)
+		min, max, nan := floatBounds(p.floats)
+		c.hasNaN = c.hasNaN || nan
 		return parquet.FloatValue(min), parquet.FloatValue(max), true
 	case c.leaf.kind == parquet.Double:
-		min, max := floatBounds(p.doubles)
+		min, max, nan := floatBounds(p.doubles)
+		c.hasNaN = c.hasNaN || nan
 		return parquet.DoubleValue(min), parquet.DoubleValue(max), true
 	default:
 		min, max := p.value(0), p.value(0)
@@ -633,33 +636,36 @@ func (c *columnarColumn) pageBounds() (lo, hi parquet.Value, ok bool) {
 }
 
 // floatBounds returns the least and greatest of values, leaving NaNs out
-// unless all are NaN, as parquet-go and parquet-mr do.
-func floatBounds[F float32 | float64](values []F) (min, max F) {
+// unless all are NaN, as parquet-go does, and whether any is NaN.
+func floatBounds[F float32 | float64](values []F) (min, max F, nan bool) {
 	i := 0
 	for i < len(values) && math.IsNaN(float64(values[i])) {
 		i++
 	}
 	if i == len(values) {
-		return values[0], values[0]
+		return values[0], values[0], true
 	}
+	nan = i > 0
 	min, max = values[i], values[i]
 	for _, v := range values[i+1:] {
 		switch {
 		case math.IsNaN(float64(v)):
+			nan = true
 		case v < min:
 			min = v
 		case v > max:
 			max = v
 		}
 	}
-	return min, max
+	return min, max, nan
 }
 
 // columnarChunk is a column chunk written out, with its page indexes.
 type columnarChunk struct {
-	column      format.ColumnChunk
-	columnIndex format.ColumnIndex
-	offsetIndex format.OffsetIndex
+	noColumnIndex bool // the chunk is written without its column index
+	column        format.ColumnChunk
+	columnIndex   format.ColumnIndex
+	offsetIndex   format.OffsetIndex
 }
 
 // writeChunk writes the chunk's pages to the file, its dictionary page first,
@@ -701,12 +707,16 @@ func (c *columnarColumn) writeChunk() (columnarChunk, error) {
 	if _, err := out.Write(c.pages); err != nil {
 		return columnarChunk{}, err
 	}
-	if c.hasBounds {
+	// A chunk holding NaNs gets neither bounds nor a column index, as
+	// parquet-mr leaves them unused: readers order NaN above every number
+	// (DuckDB, Spark), or below, and bounds without it would have them
+	// skip the NaN rows.
+	if c.hasBounds && !c.hasNaN {
 		// An empty string is a bound too: not nil, which would mean none.
 		meta.Statistics.MinValue = append([]byte{}, c.minValue...)
 		meta.Statistics.MaxValue = append([]byte{}, c.maxValue...)
 	}
-	chunk := columnarChunk{columnIndex: c.indexer.ColumnIndex()}
+	chunk := columnarChunk{columnIndex: c.indexer.ColumnIndex(), noColumnIndex: c.hasNaN}
 	ci := &chunk.columnIndex
 	// The bounds of a null page are empty, as the format wants them, and
 	// pages of nulls alone have no order (the indexer saw zeros).

@@ -147,6 +147,7 @@ func (w *BaseFileWriter) newChunk(meta *NewRecordMeta, firstSeqNo int64, first i
 		}
 	}
 	for i, col := range w.pw.ColumnWriters() {
+		w.noteNaNs(c.values[i])
 		if _, err := col.WriteRowValues(c.values[i]); err != nil {
 			return fmt.Errorf("column %d: %w", i, err)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
@@ -29,7 +28,7 @@ func (w *BaseFileWriter) closeMendingPageIndexes() error {
 	if err != nil {
 		return err
 	}
-	fixed, err := mendPageIndexes(w.pw.File().Metadata(), tail.Bytes(), tailStart)
+	fixed, err := mendPageIndexes(w.pw.File().Metadata(), tail.Bytes(), tailStart, w.holdsNaN)
 	if err != nil {
 		return fmt.Errorf("mend the page indexes: %w", err)
 	}
@@ -41,9 +40,13 @@ func (w *BaseFileWriter) closeMendingPageIndexes() error {
 // mendPageIndexes returns the tail of a Parquet file, which begins at
 // offset start of the file, with the column indexes and the statistics of
 // meta's chunks mended (see mendBounds), or tail itself when none needs
-// it. The column indexes must come first, then the offset indexes, then
-// the footer, as parquet-go writes them; meta is updated.
-func mendPageIndexes(meta *format.FileMetaData, tail []byte, start int64) ([]byte, error) {
+// it. The chunks for which holdsNaN(row group, row groups, leaf column)
+// reports that they hold a float NaN lose their bounds and their column index, as
+// parquet-mr leaves them unused: readers order NaN above every number
+// (DuckDB, Spark), or below, and bounds without it would have them skip
+// the NaN rows. The column indexes must come first, then the offset
+// indexes, then the footer, as parquet-go writes them; meta is updated.
+func mendPageIndexes(meta *format.FileMetaData, tail []byte, start int64, holdsNaN func(rowGroup, rowGroups, column int) bool) ([]byte, error) {
 	var chunks []*format.ColumnChunk
 	for i := range meta.RowGroups {
 		for j := range meta.RowGroups[i].Columns {
@@ -55,6 +58,7 @@ func mendPageIndexes(meta *format.FileMetaData, tail []byte, start int64) ([]byt
 	}
 	decimals := decimalWidths(meta.Schema)
 	indexes := make([]format.ColumnIndex, len(chunks))
+	dropped := make([]bool, len(chunks))
 	mended := false
 	at := chunks[0].ColumnIndexOffset
 	for i, c := range chunks {
@@ -66,7 +70,15 @@ func mendPageIndexes(meta *format.FileMetaData, tail []byte, start int64) ([]byt
 		if err := thrift.Unmarshal(new(thrift.CompactProtocol), raw, &indexes[i]); err != nil {
 			return nil, fmt.Errorf("column index %d: %w", i, err)
 		}
-		if mendBounds(&c.MetaData, &indexes[i], decimals[i%len(meta.RowGroups[0].Columns)]) {
+		columns := len(meta.RowGroups[0].Columns)
+		column := i % columns
+		if t := c.MetaData.Type; (t == format.Float || t == format.Double) && holdsNaN(i/columns, len(meta.RowGroups), column) {
+			st := &c.MetaData.Statistics
+			st.MinValue, st.MaxValue, st.Min, st.Max = nil, nil, nil, nil
+			dropped[i], mended = true, true
+			continue
+		}
+		if mendBounds(&c.MetaData, &indexes[i], decimals[column]) {
 			mended = true
 		}
 	}
@@ -82,6 +94,10 @@ func mendPageIndexes(meta *format.FileMetaData, tail []byte, start int64) ([]byt
 	fixed.Write(tail[:chunks[0].ColumnIndexOffset-start])
 	enc := thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(&fixed))
 	for i, c := range chunks {
+		if dropped[i] {
+			c.ColumnIndexOffset, c.ColumnIndexLength = 0, 0
+			continue
+		}
 		offset := start + int64(fixed.Len())
 		if err := enc.Encode(&indexes[i]); err != nil {
 			return nil, fmt.Errorf("column index %d: %w", i, err)
@@ -147,10 +163,9 @@ func widenDecimalBounds(chunk *format.ColumnMetaData, ci *format.ColumnIndex, wi
 // mendBounds mends what parquet-go's writer gets wrong in the column index
 // ci of a chunk and in the chunk's statistics, and tells whether it had
 // to: the bounds it leaves out for the null pages of a fixed-length
-// column, the greatest byte arrays it cuts below their value, chunk
-// bounds that stay NaN when the first page held NaNs only, and the bounds
-// of decimals stored in byte arrays of decimalWidth bytes (0 for other
-// columns), which it orders byte by byte.
+// column, the greatest byte arrays it cuts below their value, and the
+// bounds of decimals stored in byte arrays of decimalWidth bytes (0 for
+// other columns), which it orders byte by byte.
 func mendBounds(chunk *format.ColumnMetaData, ci *format.ColumnIndex, decimalWidth int) bool {
 	mended := false
 	switch chunk.Type {
@@ -172,43 +187,8 @@ func mendBounds(chunk *format.ColumnMetaData, ci *format.ColumnIndex, decimalWid
 				mended = true
 			}
 		}
-	case format.Float, format.Double:
-		mended = mendNaNBounds(chunk, ci)
 	}
 	return mended
-}
-
-// mendNaNBounds gives a float chunk whose statistics are NaN the least and
-// greatest bounds of its pages that are not NaN, if it has such pages.
-func mendNaNBounds(chunk *format.ColumnMetaData, ci *format.ColumnIndex) bool {
-	width := 8
-	decode := func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) }
-	if chunk.Type == format.Float {
-		width = 4
-		decode = func(b []byte) float64 { return float64(math.Float32frombits(binary.LittleEndian.Uint32(b))) }
-	}
-	nan := func(b []byte) bool { return len(b) == width && math.IsNaN(decode(b)) }
-	if !nan(chunk.Statistics.MinValue) && !nan(chunk.Statistics.MaxValue) {
-		return false
-	}
-	var lo, hi []byte
-	for i, null := range ci.NullPages {
-		min, max := ci.MinValues[i], ci.MaxValues[i]
-		if null || len(min) != width || len(max) != width || nan(min) || nan(max) {
-			continue
-		}
-		if lo == nil || decode(min) < decode(lo) {
-			lo = min
-		}
-		if hi == nil || decode(max) > decode(hi) {
-			hi = max
-		}
-	}
-	if lo == nil {
-		return false
-	}
-	chunk.Statistics.MinValue, chunk.Statistics.MaxValue = bytes.Clone(lo), bytes.Clone(hi)
-	return true
 }
 
 // alignBounds gives the null pages of a column index whose bounds leave

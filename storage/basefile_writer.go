@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -180,6 +182,8 @@ type BaseFileWriter struct {
 	seeded         bool          // the bloom filter started from SeedBloom
 	keyed          bool          // rows have meta fields: track their keys
 	batch          []parquet.Row // rows of WriteRow not written yet
+	nan            []bool        // by leaf column: a float NaN was written to its chunk
+	nanGroups      [][]bool      // nan of each row group flushed
 	arena          []byte        // copies of the byte slices of batch
 	newCols        *newColumns   // WriteNew's scratch memory; nil before its first call
 	err            error         // the error that ended the writer
@@ -379,6 +383,7 @@ func (w *BaseFileWriter) writeBatch() error {
 	if len(w.batch) == 0 {
 		return nil
 	}
+	w.noteNaNRows(w.batch)
 	if _, err := w.pw.WriteRows(w.batch); err != nil {
 		return w.fail(err)
 	}
@@ -423,6 +428,7 @@ func (w *BaseFileWriter) writeRows(rows []parquet.Row, bloom bool) (int, error) 
 			return 0, fmt.Errorf("storage: base file %q: row %d of the batch: no %s value of column 2, or an empty one", w.path, i, MetaRecordKey)
 		}
 	}
+	w.noteNaNRows(rows)
 	n, err := w.pw.WriteRows(rows)
 	for _, row := range rows[:n] {
 		w.addKey(unsafeString(RowRecordKey(row)), bloom)
@@ -481,6 +487,7 @@ func (w *BaseFileWriter) checkRowGroup() error {
 		err = w.columnar.endRowGroup()
 	} else {
 		err = w.pw.Flush()
+		w.nanGroups, w.nan = append(w.nanGroups, w.nan), nil
 	}
 	if err != nil {
 		return w.fail(err)
@@ -537,6 +544,7 @@ func (w *BaseFileWriter) finish() error {
 		return err
 	}
 	if len(w.batch) > 0 {
+		w.noteNaNRows(w.batch)
 		if _, err := w.pw.WriteRows(w.batch); err != nil {
 			return err
 		}
@@ -555,6 +563,50 @@ func (w *BaseFileWriter) finish() error {
 		return err
 	}
 	return w.closeMendingPageIndexes()
+}
+
+// noteNaNRows notes the columns of rows that hold a float NaN (see
+// noteNaNs).
+func (w *BaseFileWriter) noteNaNRows(rows []parquet.Row) {
+	for _, row := range rows {
+		w.noteNaNs(row)
+	}
+}
+
+// noteNaNs notes the columns of values that hold a float NaN: their chunks
+// get neither bounds nor a column index (see mendPageIndexes).
+func (w *BaseFileWriter) noteNaNs(values []parquet.Value) {
+	for _, v := range values {
+		var nan bool
+		switch v.Kind() {
+		case parquet.Float:
+			nan = math.IsNaN(float64(v.Float()))
+		case parquet.Double:
+			nan = math.IsNaN(v.Double())
+		}
+		if nan {
+			for len(w.nan) <= v.Column() {
+				w.nan = append(w.nan, false)
+			}
+			w.nan[v.Column()] = true
+		}
+	}
+}
+
+// holdsNaN reports whether a float NaN was written to the chunk of leaf
+// column i in the row group of that index, of groups row groups: those the
+// writer flushed, and the rows written since if any. If the file holds
+// other row groups (parquet-go ended one on its own), it reports whether
+// any chunk of the column holds one.
+func (w *BaseFileWriter) holdsNaN(rowGroup, groups, i int) bool {
+	holds := func(nan []bool) bool { return i < len(nan) && nan[i] }
+	if groups != len(w.nanGroups) && groups != len(w.nanGroups)+1 {
+		return slices.ContainsFunc(w.nanGroups, holds) || holds(w.nan)
+	}
+	if rowGroup < len(w.nanGroups) {
+		return holds(w.nanGroups[rowGroup])
+	}
+	return holds(w.nan)
 }
 
 // setMetadata sets a key of the footer's metadata.
