@@ -12,6 +12,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/big"
 	"runtime"
 	"slices"
 	"strconv"
@@ -329,7 +331,26 @@ func coerceFloat(v any, t *Type, bitSize int) (float64, *valueError) {
 	if err != nil {
 		return 0, misfit(v, t, "out of range")
 	}
+	if !exactWhole(s, f) {
+		return 0, misfit(v, t, "a whole number the column cannot hold exactly; give it a long or decimal type, or write the number as a string")
+	}
 	return f, nil
+}
+
+// exactWhole reports whether f, parsed from the number text s, holds its
+// value exactly if s is a whole number: beyond 2^53 a double (2^24 a float)
+// rounds most of them, and two record keys, or a key and its update, would
+// become one.
+func exactWhole(s string, f float64) bool {
+	if ok, whole := scanNumber(s); !ok || !whole || math.Abs(f) <= 1<<24 {
+		return true
+	}
+	want, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		return true
+	}
+	got, _ := big.NewFloat(f).Int(nil)
+	return got.Cmp(want) == 0
 }
 
 // isSpecialFloat reports whether s names NaN or an infinity.
@@ -536,7 +557,8 @@ func (ty typer) typeOf(v any, pref *Type, name, parent string) (*Type, *valueErr
 		if v == nil {
 			return nullable(pref), nil
 		}
-		if _, err := coerce(v, pref); err == nil {
+		_, misfit := coerce(v, pref)
+		if misfit == nil {
 			return pref, nil
 		}
 		switch x := v.(type) {
@@ -554,8 +576,16 @@ func (ty typer) typeOf(v any, pref *Type, name, parent string) (*Type, *valueErr
 		}
 		// A value that is not null is nullable only where pref is.
 		t, err := ty.infer(v, name, parent)
-		if err != nil || t.Nullable == pref.Nullable {
-			return t, err
+		if err != nil {
+			return nil, err
+		}
+		if !isComplex(pref) && !Widens(pref, t) {
+			// A write would refuse the column's type: the value that does
+			// not fit, and why, is the better error.
+			return nil, misfit
+		}
+		if t.Nullable == pref.Nullable {
+			return t, nil
 		}
 		c := *t
 		c.Nullable = pref.Nullable
@@ -841,11 +871,22 @@ func numericRank(t *Type) int {
 	return rankNone
 }
 
+// Widens reports whether a column of type from widens to type to along
+// the chain schema evolution allows, int -> long -> float -> double.
+func Widens(from, to *Type) bool {
+	rf, rt := numericRank(from), numericRank(to)
+	return rf != rankNone && rf < rt && rt < rankDecimal
+}
+
+// isComplex reports whether t holds values made of others.
+func isComplex(t *Type) bool {
+	return t.Kind == KindRecord || t.Kind == KindArray || t.Kind == KindMap
+}
+
 // joinPrimitives returns the kind that two different primitive types join to.
 func joinPrimitives(a, b *Type, text bool) (Kind, bool) {
 	ra, rb := numericRank(a), numericRank(b)
 	isString := func(t *Type) bool { return t.Kind == KindString || t.Kind == KindEnum }
-	isComplex := func(t *Type) bool { return t.Kind == KindRecord || t.Kind == KindArray || t.Kind == KindMap }
 	switch {
 	case ra != rankNone && rb != rankNone:
 		if ra <= rankLong && rb <= rankLong {
@@ -1148,6 +1189,9 @@ func (in *Inferrer) Finish() (*Schema, [][]any, error) {
 	fields := make([]Field, len(in.cols))
 	for i, c := range in.cols {
 		t := resolved(c.typ)
+		if c.typ == nil && c.name == IsDeletedField {
+			t = Primitive(KindBoolean)
+		}
 		t.Nullable = true
 		fields[i] = Field{Name: c.name, Type: t}
 	}
@@ -1182,6 +1226,17 @@ func (in *Inferrer) Finish() (*Schema, [][]any, error) {
 	return s, rows, nil
 }
 
+// RowError is an error of Inferrer.Finish about one of the records added:
+// a value that does not take the type its column ended with.
+type RowError struct {
+	Row int // the record's index, from 0, in the order added
+	Err error
+}
+
+func (e *RowError) Error() string { return fmt.Sprintf("storage: record %d: %v", e.Row+1, e.Err) }
+
+func (e *RowError) Unwrap() error { return e.Err }
+
 // convertRows converts rows[from:to] in place to values of the types of
 // fields. An error is about the first row that does not convert.
 func convertRows(rows [][]any, from, to int, fields []Field) error {
@@ -1194,7 +1249,7 @@ func convertRows(rows [][]any, from, to int, fields []Field) error {
 			cv, err := coerce(v, fields[i].Type)
 			if err != nil {
 				err.column = fields[i].Name
-				return fmt.Errorf("storage: record %d: %w", r+1, err)
+				return &RowError{Row: r, Err: err}
 			}
 			row[i] = cv
 		}

@@ -476,22 +476,26 @@ func TestInferrer(t *testing.T) {
 		schema:  `trips_record{l:double?}`,
 		rows:    [][]any{{1e20}},
 	}, {
-		name:    "a word in an int column infers string",
+		name:    "a word in an int column does not fit",
 		table:   table,
 		records: []string{`{"i": "abc"}`},
-		schema:  `trips_record{i:string?}`,
-		rows:    [][]any{{"abc"}},
+		wantErr: `column "i": "abc" does not fit int: not a number`,
 	}, {
-		name:    "a word after numbers in an int column conflicts",
+		name:    "a word after numbers in an int column does not fit",
 		table:   table,
 		records: []string{`{"i": 1}`, `{"i": "abc"}`},
-		wantErr: `column "i": string here, but int in earlier records`,
+		wantErr: `column "i": "abc" does not fit int: not a number`,
 	}, {
-		name:    "too many decimal places infer double",
+		name:    "a fraction in an int column widens it",
+		table:   table,
+		records: []string{`{"i": 1}`, `{"i": 2.5}`},
+		schema:  `trips_record{i:double?}`,
+		rows:    [][]any{{1.0}, {2.5}},
+	}, {
+		name:    "too many decimal places do not fit",
 		table:   table,
 		records: []string{`{"price": 1.5}`, `{"price": 1.255}`},
-		schema:  `trips_record{price:double?}`,
-		rows:    [][]any{{1.5}, {1.255}},
+		wantErr: `column "price": 1.255 does not fit decimal(10,2): more than 2 digits after the point`,
 	}, {
 		name:    "a map value that does not fit",
 		table:   table,
@@ -545,9 +549,24 @@ func TestInferrer(t *testing.T) {
 		name:    "text in table columns",
 		table:   table,
 		text:    true,
-		records: []string{`{"i": "5", "price": "1.5", "s": "007", "day": "2024-01-02"}`, `{"i": "abc"}`},
-		schema:  `trips_record{i:string?,price:decimal(10,2)?,s:string?,day:date?}`,
-		rows:    [][]any{{"5", NewDecimalInt64(150, 2), "007", Date(19724)}, {"abc", nil, nil, nil}},
+		records: []string{`{"i": "5", "price": "1.5", "s": "007", "day": "2024-01-02"}`},
+		schema:  `trips_record{i:int?,price:decimal(10,2)?,s:string?,day:date?}`,
+		rows:    [][]any{{int32(5), NewDecimalInt64(150, 2), "007", Date(19724)}},
+	}, {
+		name:    "a word in an int column of text does not fit",
+		table:   table,
+		text:    true,
+		records: []string{`{"i": "5"}`, `{"i": "abc"}`},
+		wantErr: `column "i": "abc" does not fit int: not a number`,
+	}, {
+		name:    "whole numbers a double cannot hold exactly",
+		records: []string{`{"id": 9007199254740993}`, `{"id": 0.5}`},
+		wantErr: `9007199254740993 does not fit double: a whole number the column cannot hold exactly`,
+	}, {
+		name:    "whole numbers a double holds exactly",
+		records: []string{`{"id": 9007199254740992}`, `{"id": 0.5}`, `{"id": 9007199254740994}`},
+		schema:  `record{id:double?}`,
+		rows:    [][]any{{9007199254740992.0}, {0.5}, {9007199254740994.0}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,6 +39,11 @@ const (
 	MetaFileNamePos
 )
 
+// IsDeletedField is the column Hudi deletes records by: an upsert of a
+// record in which it is true deletes the record's key. It is a boolean; a
+// column of it that holds only nulls is inferred as one.
+const IsDeletedField = "_hoodie_is_deleted"
+
 // IsMetaField reports whether name is one of the five Hudi meta fields.
 func IsMetaField(name string) bool {
 	return slices.Contains(MetaFieldNames[:], name)
@@ -344,6 +349,18 @@ func (s *Schema) WithMetaFields() *Schema {
 // Hudi meta fields.
 func (s *Schema) WithoutMetaFields() *Schema {
 	return s.withFields(s.dataFields())
+}
+
+// Select returns a schema holding the fields of s named in names, in the
+// order of s; names it lacks are ignored.
+func (s *Schema) Select(names []string) *Schema {
+	fields := make([]Field, 0, len(names))
+	for _, f := range s.Fields {
+		if slices.Contains(names, f.Name) {
+			fields = append(fields, f)
+		}
+	}
+	return s.withFields(fields)
 }
 
 func (s *Schema) dataFields() []Field {

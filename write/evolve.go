@@ -185,6 +185,25 @@ type rowConverter struct {
 }
 
 func newRowConverter(table, in *storage.Schema) (*rowConverter, error) {
+	return newColumnsConverter(table, in, nil)
+}
+
+// newKeysConverter returns a converter for the rows of a delete: only the
+// table's columns named by keys are taken from the input, which may lack
+// the others or hold them with any type, and rows convert with the other
+// columns null (lenient).
+func newKeysConverter(table, in *storage.Schema, keys []string) (*rowConverter, error) {
+	c, err := newColumnsConverter(table, in, keys)
+	if c != nil {
+		c.lenient = true
+	}
+	return c, err
+}
+
+// newColumnsConverter returns the converter of rows of in to rows of table
+// that takes from the input the table columns named in columns, or every
+// column for nil columns.
+func newColumnsConverter(table, in *storage.Schema, columns []string) (*rowConverter, error) {
 	c := &rowConverter{
 		table:    table,
 		sources:  make([]int, len(table.Fields)),
@@ -194,6 +213,9 @@ func newRowConverter(table, in *storage.Schema) (*rowConverter, error) {
 	for i, f := range table.Fields {
 		c.required[i] = !f.Type.Nullable
 		j := in.FieldIndex(f.Name)
+		if columns != nil && !slices.Contains(columns, f.Name) {
+			j = -1
+		}
 		c.sources[i] = j
 		if j < 0 {
 			continue

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
@@ -63,8 +64,8 @@ func (o Operation) hudi() timeline.Operation {
 }
 
 // IsDeletedColumn is the column whose true value makes an upsert delete the
-// record's key.
-const IsDeletedColumn = "_hoodie_is_deleted"
+// record's key (storage.IsDeletedField).
+const IsDeletedColumn = storage.IsDeletedField
 
 // PendingCommit is what the pre-commit hook sees: the write's new files,
 // written but not yet committed, and the table as it was.
@@ -280,8 +281,12 @@ func (w *Writer) recover(ctx context.Context) error {
 // into records under it, checked and deduplicated, in record-key order (in
 // input order for a bulk insert whose sort mode does not sort).
 func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (*storage.Schema, []*record, error) {
+	deletesOnly := op == OpDelete || op == OpSoftDelete
+	if i := in.Schema.FieldIndex(IsDeletedColumn); i >= 0 && !deletesOnly && in.Schema.Fields[i].Type.Kind != storage.KindBoolean {
+		return nil, nil, fmt.Errorf("%s: column %s holds %s values; it must hold booleans, true for the records to delete", in.displayName(), IsDeletedColumn, in.Schema.Fields[i].Type.Kind)
+	}
 	schema := tableSchema
-	if op == OpInsert || op == OpBulkInsert || op == OpUpsert {
+	if !deletesOnly {
 		evolved, _, err := EvolveSchema(tableSchema, in.Schema, slices.Concat(w.cfg.RecordKeyFields, w.cfg.PartitionFields))
 		if err != nil {
 			return nil, nil, &RefusedError{fmt.Errorf("%s: %w", in.displayName(), err)}
@@ -290,16 +295,13 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 	}
 	keygen, err := NewKeyGenerator(w.cfg, schema)
 	if err != nil {
-		return nil, nil, fmt.Errorf("table %s: %w", w.cfg.Name, err)
+		return nil, nil, fmt.Errorf("%s: table %s: %w", in.displayName(), w.cfg.Name, err)
 	}
-	deletesOnly := op == OpDelete || op == OpSoftDelete
 	var conv *rowConverter
 	if deletesOnly {
-		// Deletes need only the key columns: keep what the input has.
-		conv, err = newRowConverter(schema, in.Schema)
-		if conv != nil {
-			conv.lenient = true
-		}
+		// Deletes need only the key and partition columns: the others, of
+		// any type or none, are left out.
+		conv, err = newKeysConverter(schema, in.Schema, slices.Concat(w.cfg.RecordKeyFields, w.cfg.PartitionFields))
 	} else {
 		conv, err = newRowConverter(schema, in.Schema)
 	}
@@ -325,6 +327,14 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 	if len(in.Rows) > math.MaxInt32 {
 		return nil, nil, fmt.Errorf("%s: %d records in one write; at most %d", in.displayName(), len(in.Rows), math.MaxInt32)
 	}
+	// Parquet's strings are UTF-8, and readers refuse a file with others
+	// (DuckDB) or change them (Java's, which would no longer find the key).
+	var texts []int
+	for i, f := range schema.Fields {
+		if f.Type.Kind == storage.KindString {
+			texts = append(texts, i)
+		}
+	}
 	all := make([]record, len(in.Rows))
 	err = parallelChunks(len(in.Rows), w.settings.Parallelism, func(lo, hi int) error {
 		parts := newPartitionCache(keygen)
@@ -332,6 +342,11 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 			row, err := conv.convertRow(in.Rows[i])
 			if err != nil {
 				return in.recordError(i, "", err)
+			}
+			for _, c := range texts {
+				if s, ok := row[c].(string); ok && !utf8.ValidString(s) {
+					return in.recordError(i, "", fmt.Errorf("column %q: %q is not valid UTF-8 text", schema.Fields[c].Name, s))
+				}
 			}
 			key, err := keygen.RecordKey(row)
 			if err != nil {

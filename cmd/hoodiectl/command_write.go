@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -164,6 +165,15 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 	schema, err := t.Schema(ctx)
 	if err != nil {
 		return err
+	}
+	if schema != nil && (op == write.OpDelete || op == write.OpSoftDelete) {
+		// A delete takes only the key and partition columns: the others
+		// are decoded without the table's types, and left out.
+		cfg, err := t.Config(ctx)
+		if err != nil {
+			return err
+		}
+		schema = schema.Select(slices.Concat(cfg.RecordKeyFields, cfg.PartitionFields))
 	}
 	in, name, closeInput, err := openInput(io, file)
 	if err != nil {

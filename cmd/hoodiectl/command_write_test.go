@@ -120,9 +120,10 @@ func TestWriteBadInput(t *testing.T) {
 		{"corrupt parquet", "", []string{"upsert", dir, parquetFile, "--format", "parquet"}, exitError, []string{"bad.parquet"}},
 		{"no key", `{"ts":1,"region":"eu"}`, []string{"upsert", dir}, exitError, []string{"line 1", `record key column "uuid" is null`}},
 		{"null precombine", `{"uuid":"b","region":"eu"}`, []string{"upsert", dir}, exitError, []string{"line 1", `key "b"`, `precombine column "ts" is null`}},
-		{"type does not fit", `{"uuid":"b","ts":1,"count":"many","region":"eu"}`, []string{"upsert", dir}, exitRefused, []string{"count", "string", "long"}},
+		{"type does not fit", `{"uuid":"b","ts":1,"count":"many","region":"eu"}`, []string{"upsert", dir}, exitError, []string{"line 1", `column "count"`, `"many" does not fit long`}},
 		{"existing key on insert", `{"uuid":"a","ts":2,"region":"eu"}`, []string{"insert", dir}, exitRefused, []string{`"a"`, "already exist", "--drop-duplicates"}},
 		{"empty input", "", []string{"upsert", dir}, exitError, []string{"no records"}},
+		{"text that is not UTF-8", "uuid,ts,region,note\nb,1,eu,caf\xe9\n", []string{"upsert", dir, "--format", "csv"}, exitError, []string{"line 2", `column "note"`, "not valid UTF-8"}},
 		{"missing file", "", []string{"upsert", dir, filepath.Join(bad, "missing.jsonl")}, exitError, []string{"missing.jsonl"}},
 		{"missing table", "{}", []string{"upsert", filepath.Join(bad, "nowhere")}, exitError, []string{"not a Hudi table"}},
 		{"bad setting", `{"uuid":"b","ts":1}`, []string{"upsert", dir, "--set", "hoodie.parquet.max.file.size=big"}, exitError, []string{"hoodie.parquet.max.file.size"}},
@@ -162,7 +163,7 @@ func TestSchemaEvolution(t *testing.T) {
 		t.Fatalf("after evolution: %v", recs)
 	}
 	// A string where a double is refused, and nothing changes.
-	hoodiectl(t, `{"uuid":"c","ts":1,"n":"x","region":"eu"}`, "upsert", dir).mustFail(t, exitRefused, `"n"`)
+	hoodiectl(t, `{"uuid":"c","ts":1,"n":"x","region":"eu"}`, "upsert", dir).mustFail(t, exitError, "line 1", `"n"`)
 	if len(readKeys(t, dir)) != 2 {
 		t.Fatal("a refused write changed the table")
 	}
@@ -377,5 +378,72 @@ func TestRefusedWriteLeavesNoNewPartition(t *testing.T) {
 		"--set", "hoodie.precommit.validators.single.value.sql.queries=select count(*) from <TABLE_NAME> where v < 0#0").mustFail(t, exitRefused, "pre-commit validation failed")
 	if after := listTable(t, dir); !slices.Equal(before, after) {
 		t.Fatalf("a refused write changed the table's files:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// TestTypeMisfitNamesTheRecord checks that a value that does not fit its
+// table column is refused as bad input (exit 3) naming its line, alone,
+// after a record that fits, and in CSV.
+func TestTypeMisfitNamesTheRecord(t *testing.T) {
+	dir := newTripsCLITable(t)
+	hoodiectl(t, `{"uuid":"a","ts":1,"count":3,"region":"eu"}`, "insert", dir).mustSucceed(t)
+	cases := []struct {
+		name, input, line string
+		args              []string
+	}{
+		{"alone", `{"uuid":"b","ts":1,"count":"many","region":"eu"}`, "line 1", nil},
+		{"after a record that fits", `{"uuid":"c","ts":1,"count":4,"region":"eu"}` + "\n" + `{"uuid":"b","ts":1,"count":"many","region":"eu"}`, "line 2", nil},
+		{"csv", "uuid,ts,count,region\nc,1,4,eu\nb,1,many,eu\n", "line 3", []string{"--format", "csv"}},
+	}
+	for _, tc := range cases {
+		hoodiectl(t, tc.input, append([]string{"upsert", dir}, tc.args...)...).mustFail(t, exitError, tc.line, `column "count"`, `"many" does not fit long`)
+	}
+}
+
+// TestIsDeletedColumnIsBoolean checks that _hoodie_is_deleted is a boolean
+// even when a first write holds only nulls in it, so that a later true
+// deletes, and that values of another type are refused.
+func TestIsDeletedColumnIsBoolean(t *testing.T) {
+	dir := newTripsCLITable(t)
+	hoodiectl(t, `{"uuid":"a","ts":1,"region":"eu","_hoodie_is_deleted":null}`+"\n"+`{"uuid":"b","ts":1,"region":"eu","_hoodie_is_deleted":null}`, "upsert", dir).mustSucceed(t)
+	hoodiectl(t, `{"uuid":"a","ts":2,"region":"eu","_hoodie_is_deleted":true}`, "upsert", dir).mustSucceed(t)
+	if recs := readKeys(t, dir); len(recs) != 1 || recs["b"] == nil {
+		t.Fatalf("after deleting a: %v", recs)
+	}
+	other := newTripsCLITable(t)
+	hoodiectl(t, `{"uuid":"a","ts":1,"region":"eu","_hoodie_is_deleted":"true"}`, "upsert", other).mustFail(t, exitError, "_hoodie_is_deleted", "must hold booleans")
+	hoodiectl(t, "uuid,ts,region,_hoodie_is_deleted\na,1,eu,\nb,1,eu,\n", "upsert", other, "--format", "csv").mustSucceed(t)
+	hoodiectl(t, "uuid,ts,region,_hoodie_is_deleted\na,2,eu,true\n", "upsert", other, "--format", "csv").mustSucceed(t)
+	if recs := readKeys(t, other); len(recs) != 1 || recs["b"] == nil {
+		t.Fatalf("csv: after deleting a: %v", recs)
+	}
+}
+
+// TestWholeNumbersADoubleLoses checks that a whole number a double column
+// would round is refused with its line, rather than two keys becoming one.
+func TestWholeNumbersADoubleLoses(t *testing.T) {
+	for _, format := range []string{"jsonl", "csv"} {
+		dir := newTripsCLITable(t)
+		in := `{"uuid":9007199254740993,"ts":1,"region":"eu"}` + "\n" + `{"uuid":9007199254740992,"ts":1,"region":"eu"}` + "\n" + `{"uuid":0.5,"ts":1,"region":"eu"}` + "\n"
+		line := "line 1"
+		if format == "csv" {
+			in = "uuid,ts,region\n9007199254740993,1,eu\n9007199254740992,1,eu\n0.5,1,eu\n"
+			line = "line 2"
+		}
+		hoodiectl(t, in, "insert", dir, "--format", format).mustFail(t, exitError, line, "9007199254740993", "cannot hold exactly")
+	}
+}
+
+// TestDeleteNeedsOnlyKeyColumns checks that deletes and soft deletes take
+// only the key and partition columns of their input: other columns, of any
+// type, do not refuse them.
+func TestDeleteNeedsOnlyKeyColumns(t *testing.T) {
+	dir := newTripsCLITable(t)
+	hoodiectl(t, `{"uuid":"a","ts":5,"region":"eu"}`+"\n"+`{"uuid":"b","ts":5,"region":"eu","note":"x"}`, "insert", dir).mustSucceed(t)
+	hoodiectl(t, `{"uuid":"a","ts":2.5,"other":{"x":1}}`, "delete", dir).mustSucceed(t)
+	hoodiectl(t, `{"uuid":"b","ts":"yesterday","note":[1]}`, "soft-delete", dir).mustSucceed(t)
+	recs := readKeys(t, dir)
+	if _, ok := recs["a"]; ok || len(recs) != 1 || recs["b"]["note"] != nil || recs["b"]["ts"] != 5.0 {
+		t.Fatalf("after the deletes: %v", recs)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -243,6 +244,10 @@ func finishInput(name string, inf *storage.Inferrer, lines []int) (*write.Input,
 		return nil, fmt.Errorf("%s: no records", name)
 	}
 	schema, rows, err := inf.Finish()
+	var rowErr *storage.RowError
+	if errors.As(err, &rowErr) && rowErr.Row < len(lines) {
+		return nil, recordError(name, lines[rowErr.Row], rowErr.Err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -135,11 +135,11 @@ func TestDecodeJSONL(t *testing.T) {
 			map[string]any{"a": "y", "b": "x"}, true}},
 		lines: []int{1},
 	}, {
-		name:    "values that do not fit the table infer",
-		content: `{"id": 3.5, "day": 19724.5, "ok": "maybe", "new": 1}`,
+		name:    "numbers wider than the table's widen its columns",
+		content: `{"id": 3.5, "new": 1}`,
 		table:   table,
-		schema:  inTable(storage.Field{Name: "id", Type: nullOr(storage.KindDouble)}, storage.Field{Name: "day", Type: nullOr(storage.KindDouble)}, storage.Field{Name: "ok", Type: nullOr(storage.KindString)}, storage.Field{Name: "new", Type: nullOr(storage.KindLong)}),
-		rows:    [][]any{{3.5, 19724.5, "maybe", int64(1)}},
+		schema:  inTable(storage.Field{Name: "id", Type: nullOr(storage.KindDouble)}, storage.Field{Name: "new", Type: nullOr(storage.KindLong)}),
+		rows:    [][]any{{3.5, int64(1)}},
 		lines:   []int{1},
 	}, {
 		name:    "meta columns are dropped",
@@ -212,13 +212,6 @@ func TestDecodeCSV(t *testing.T) {
 			{Name: "day", Type: storage.Nullable(storage.DateType())}, {Name: "price", Type: storage.Nullable(storage.DecimalType(10, 2))}}},
 		rows:  [][]any{{true, int32(5), storage.Date(19724), storage.NewDecimalInt64(150, 2)}},
 		lines: []int{2},
-	}, {
-		name:    "text that does not fit the table is a string",
-		content: "id\n5\nfive\n",
-		table:   table,
-		schema:  &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []storage.Field{{Name: "id", Type: nullOr(storage.KindString)}}},
-		rows:    [][]any{{"5"}, {"five"}},
-		lines:   []int{2, 3},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -377,6 +370,32 @@ func TestDecodeInputErrors(t *testing.T) {
 		_, err := decodeTempFile(t, "in."+tt.format, tt.format, tt.content, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s %.40q: error %v\nwant %s", tt.format, tt.content, err, tt.want)
+		}
+	}
+}
+
+// TestDecodeInputTableMisfits checks that a value that does not fit its
+// table column, other than a number that widens it, is refused with its
+// line and why it does not fit.
+func TestDecodeInputTableMisfits(t *testing.T) {
+	table, err := storage.ParseSchema([]byte(inputTestTable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		format  string
+		content string
+		want    string
+	}{
+		{"jsonl", `{"day": 19724.5}`, `in.jsonl: line 1: column "day": 19724.5 does not fit date: not a whole number`},
+		{"jsonl", "{\"id\": 1}\n{\"price\": 1.234}", `in.jsonl: line 2: column "price": 1.234 does not fit decimal(10,2): more than 2 digits after the point`},
+		{"jsonl", `{"id": "abc"}`, `in.jsonl: line 1: column "id": "abc" does not fit int: not a number`},
+		{"csv", "id\n5\nfive\n", `in.csv: line 3: column "id": "five" does not fit int: not a number`},
+	}
+	for _, tt := range tests {
+		_, err := decodeTempFile(t, "in."+tt.format, tt.format, []byte(tt.content), table)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%s %q: error %v\nwant %s", tt.format, tt.content, err, tt.want)
 		}
 	}
 }
@@ -695,7 +714,7 @@ func TestDecodeJSONLBlocksErrors(t *testing.T) {
 		name:    "a null in a table column has the column's type",
 		content: lines(2000, map[int]string{3: `{"raw": true}`}),
 		table:   table,
-		want:    `in: line 4: column "raw": bytes here, but boolean in earlier records`,
+		want:    `in: line 3: column "raw": true does not fit bytes: not base64 text`,
 	}, {
 		name:    "a value that fits no column type, in the last records",
 		content: lines(2000, map[int]string{2000: `{"r": {}}`}),
