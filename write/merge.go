@@ -72,3 +72,33 @@ func checkOrderingType(t *storage.Type) error {
 	}
 	return nil
 }
+
+// CheckTableSchema reports whether schema, without meta fields, can be the
+// schema of the table cfg describes: its record key and partition columns
+// exist and hold single values, its precombine column exists and can order
+// records, and a _hoodie_is_deleted column is a boolean.
+func CheckTableSchema(cfg *storage.TableConfig, schema *storage.Schema) error {
+	if _, err := NewKeyGenerator(cfg, schema); err != nil {
+		return err
+	}
+	if f := cfg.PrecombineField; f != "" {
+		i := schema.FieldIndex(f)
+		if i < 0 {
+			return fmt.Errorf("precombine column %q is not in the schema", f)
+		}
+		if err := checkOrderingType(schema.Fields[i].Type); err != nil {
+			return fmt.Errorf("precombine column %q: %w", f, err)
+		}
+	}
+	return checkIsDeletedType(schema)
+}
+
+// checkIsDeletedType fails if schema has a _hoodie_is_deleted column that is
+// not a boolean: Hudi deletes the records in which it is true, and only a
+// boolean can be.
+func checkIsDeletedType(schema *storage.Schema) error {
+	if i := schema.FieldIndex(IsDeletedColumn); i >= 0 && schema.Fields[i].Type.Kind != storage.KindBoolean {
+		return fmt.Errorf("column %s is a %s; it must be a boolean, true for the records to delete", IsDeletedColumn, schema.Fields[i].Type.Kind)
+	}
+	return nil
+}

@@ -3,18 +3,20 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/write"
 )
 
 func newInitCommand(io streams) *cobra.Command {
 	var (
-		name, recordKey, precombine, partitionBy, mergeMode string
-		hiveStyle, noMetaFields                             bool
+		name, recordKey, precombine, partitionBy, mergeMode, schemaFile string
+		hiveStyle, noMetaFields                                         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "init TABLE --name NAME --record-key COL[,COL...] [flags]",
@@ -33,11 +35,18 @@ columns name the folders records are written to: "value" folders, or
 With --no-meta-fields (hoodie.populate.meta.fields=false) the base files hold
 the data columns alone, without Hudi's five meta columns and the footer's
 bloom filter: smaller files and faster writes, but Spark's bloom index cannot
-use them, and reads show no stored commit time or sequence number per record.`,
+use them, and reads show no stored commit time or sequence number per record.
+
+Without --schema, the first write infers the table's schema from its
+input. --schema FILE.avsc sets it instead: an Avro record schema, as Hudi
+stores it (hoodie.table.create.schema), whose types the writes then follow
+(int, float, decimal, date and timestamp columns, required fields). Later
+writes may add nullable columns and widen numbers, as with an inferred one.`,
 		Example: `  hoodiectl init /tmp/trips --name trips --record-key uuid --precombine ts --partition-by partitionpath
   hoodiectl init /tmp/people --name people --record-key id,name --partition-by country,city --hive-style
   hoodiectl init /tmp/events --name events --record-key id --merge-mode commit-time
-  hoodiectl init /tmp/logs --name logs --record-key id --partition-by day --no-meta-fields`,
+  hoodiectl init /tmp/logs --name logs --record-key id --partition-by day --no-meta-fields
+  hoodiectl init /tmp/orders --name orders --record-key id --precombine ts --schema orders.avsc`,
 		Args: exactArgs(1, "TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if name == "" {
@@ -57,6 +66,11 @@ use them, and reads show no stored commit time or sequence number per record.`,
 				return usagef("init %s: %w", args[0], err)
 			}
 			cfg.PopulateMetaFields = !noMetaFields
+			if schemaFile != "" {
+				if cfg.CreateSchema, err = readCreateSchema(schemaFile, cfg); err != nil {
+					return fmt.Errorf("init %s: %w; nothing was created", args[0], err)
+				}
+			}
 			fsys, err := openFS(args[0])
 			if err != nil {
 				return err
@@ -80,7 +94,31 @@ use them, and reads show no stored commit time or sequence number per record.`,
 	f.BoolVar(&hiveStyle, "hive-style", false, `name partition folders "col=value"`)
 	f.StringVar(&mergeMode, "merge-mode", "", "event-time (default with --precombine) or commit-time")
 	f.BoolVar(&noMetaFields, "no-meta-fields", false, "write files without Hudi's meta columns (hoodie.populate.meta.fields=false)")
+	f.StringVar(&schemaFile, "schema", "", "the table's schema, an Avro record schema file (.avsc); inferred from the first write without it")
 	return cmd
+}
+
+// readCreateSchema reads the Avro schema in file, checks that it fits the
+// table cfg describes, and returns it without meta fields, as JSON for
+// hoodie.table.create.schema.
+func readCreateSchema(file string, cfg *storage.TableConfig) (string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("--schema: %w", err)
+	}
+	schema, err := storage.ParseSchema(data)
+	if err != nil {
+		return "", fmt.Errorf("--schema %s: %w", file, err)
+	}
+	schema = schema.WithoutMetaFields()
+	if err := write.CheckTableSchema(cfg, schema); err != nil {
+		return "", fmt.Errorf("--schema %s: %w", file, err)
+	}
+	out, err := schema.MarshalJSON()
+	if err != nil {
+		return "", fmt.Errorf("--schema %s: %w", file, err)
+	}
+	return string(out), nil
 }
 
 // splitColumns splits a comma-separated list of column names, dropping blanks.

@@ -117,3 +117,60 @@ func loadConfig(t *testing.T, dir string) *storage.TableConfig {
 	}
 	return cfg
 }
+
+// ordersSchema is an Avro schema with types inference never gives.
+const ordersSchema = `{"type":"record","name":"orders","fields":[
+ {"name":"id","type":"int"},
+ {"name":"ts","type":"long"},
+ {"name":"price","type":{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}},
+ {"name":"qty","type":["null","float"],"default":null},
+ {"name":"day","type":["null",{"type":"int","logicalType":"date"}],"default":null}
+]}`
+
+// TestInitSchema checks that init --schema gives the table its schema:
+// writes take its types, and refuse, with the record, values that do not
+// fit them.
+func TestInitSchema(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "orders")
+	file := filepath.Join(t.TempDir(), "orders.avsc")
+	if err := os.WriteFile(file, []byte(ordersSchema), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hoodiectl(t, "", "init", dir, "--name", "orders", "--record-key", "id", "--precombine", "ts", "--schema", file).mustSucceed(t)
+	if cfg := loadConfig(t, dir); !strings.Contains(cfg.CreateSchema, `"logicalType":"decimal"`) {
+		t.Fatalf("hoodie.table.create.schema = %q", cfg.CreateSchema)
+	}
+	hoodiectl(t, `{"id":1,"ts":5,"price":12.3,"qty":2.5,"day":"2026-11-29"}`+"\n"+`{"id":2,"ts":5,"price":"7"}`, "insert", dir).mustSucceed(t)
+	out := hoodiectl(t, "", "query", dir, "select typeof(id) as i, typeof(price) as p, typeof(qty) as q, typeof(day) as d, price from orders order by id", "--format", "csv").mustSucceed(t).stdout
+	want := "i,p,q,d,price\nINTEGER,\"DECIMAL(10,2)\",FLOAT,DATE,12.30\nINTEGER,\"DECIMAL(10,2)\",FLOAT,DATE,7.00\n"
+	if out != want {
+		t.Errorf("query:\n%s\nwant\n%s", out, want)
+	}
+	hoodiectl(t, `{"id":3,"ts":5,"price":1.234}`, "insert", dir).mustFail(t, exitError, "line 1", `column "price"`, "more than 2 digits after the point")
+	hoodiectl(t, `{"id":4,"ts":5}`, "insert", dir).mustFail(t, exitError, "line 1", `column "price" is required`)
+	if n := len(readKeys(t, dir)); n != 2 {
+		t.Fatalf("%d records after refused writes, want 2", n)
+	}
+
+	// A schema that does not fit the table's columns creates nothing.
+	refused := []struct {
+		name, schema string
+		want         string
+	}{
+		{"no key column", `{"type":"record","name":"r","fields":[{"name":"ts","type":"long"}]}`, `record key column "id" is not in the schema`},
+		{"no precombine column", `{"type":"record","name":"r","fields":[{"name":"id","type":"int"}]}`, `precombine column "ts" is not in the schema`},
+		{"a string _hoodie_is_deleted", `{"type":"record","name":"r","fields":[{"name":"id","type":"int"},{"name":"ts","type":"long"},{"name":"_hoodie_is_deleted","type":"string"}]}`, "must be a boolean"},
+		{"not Avro", `{"type":"record"`, "--schema"},
+	}
+	for _, tt := range refused {
+		if err := os.WriteFile(file, []byte(tt.schema), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		other := filepath.Join(t.TempDir(), "t")
+		hoodiectl(t, "", "init", other, "--name", "t", "--record-key", "id", "--precombine", "ts", "--schema", file).mustFail(t, exitError, tt.want)
+		if _, err := os.Stat(filepath.Join(other, ".hoodie")); !os.IsNotExist(err) {
+			t.Errorf("%s: init left %s/.hoodie: %v", tt.name, other, err)
+		}
+	}
+	hoodiectl(t, "", "init", filepath.Join(t.TempDir(), "t"), "--name", "t", "--record-key", "id", "--schema", filepath.Join(t.TempDir(), "missing.avsc")).mustFail(t, exitError, "missing.avsc")
+}
