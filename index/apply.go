@@ -98,11 +98,11 @@ func (ix *Index) Prepare(ctx context.Context, instant string, changes ChangeSet)
 		ix.prepared = p
 		return p, nil
 	}
-	p.ingest = len(changes.Puts)+len(changes.Deletes) >= ix.ingestMin
-	if p.ingest && ix.readOnly {
-		// Before writing anything into the folder, which a batch would not.
+	if ix.readOnly {
+		// Before writing anything into the folder or the dictionary.
 		return nil, ix.errorf("apply %s: %w", instant, pebble.ErrReadOnly)
 	}
+	p.ingest = len(changes.Puts)+len(changes.Deletes) >= ix.ingestMin
 	var err error
 	p.records, err = ix.sortChanges(ctx, changes)
 	if err == nil && p.ingest {

@@ -42,8 +42,14 @@ func TestReadOnly(t *testing.T) {
 	if !m[0].Found || m[0].Location != loc("p", "f1") || m[1].Found {
 		t.Errorf("Tag = %+v, want k1 in p/f1 and k2 absent", m)
 	}
-	if err := ix.Apply(ctx, "20240101000000002", ChangeSet{Deletes: []string{"k1"}}); err == nil {
-		t.Error("Apply on a read-only index succeeded")
+	if err := ix.Apply(ctx, "20240101000000002", ChangeSet{Deletes: []string{"k1"}}); !errors.Is(err, pebble.ErrReadOnly) {
+		t.Errorf("Apply on a read-only index: %v, want ErrReadOnly", err)
+	}
+	if _, err := ix.Prepare(ctx, "20240101000000002", ChangeSet{Puts: []Put{{Key: "k3", Location: loc("p", "f9")}}}); !errors.Is(err, pebble.ErrReadOnly) {
+		t.Errorf("Prepare on a read-only index: %v, want ErrReadOnly", err)
+	}
+	if n := len(ix.dict.locs); n != 1 {
+		t.Errorf("a refused Prepare left %d file groups in the dictionary, want 1", n)
 	}
 	ix = reopen(t, ix, testOptions)
 	if got := ix.Watermark(); got != instant {
