@@ -68,9 +68,9 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 		return fmt.Errorf("start commit %s: %w", requested.Time, err)
 	}
 	c.instant = inflight
-	waitIndex := c.prepareIndex(ctx, tasks)
+	stopIndex := c.prepareIndex(ctx, tasks)
 	defer func() {
-		waitIndex()
+		stopIndex(err != nil)
 		if err != nil && c.prepared != nil {
 			if dErr := c.prepared.Discard(); dErr != nil {
 				err = errors.Join(err, dErr)
@@ -135,16 +135,18 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 
 // prepareIndex starts preparing the index changes of the write on their
 // own goroutine, when the plan fixes them, so that they are made while the
-// files are written and the commit's end only ingests them; it returns a
-// function that waits for it. c.prepared is then the result, or nil if the
-// changes are not planned or could not be prepared (finish then applies
-// them as usual, and reports the failure if it happens again).
-func (c *commit) prepareIndex(ctx context.Context, tasks []*fileGroupTask) (wait func()) {
+// files are written and the commit's end only ingests them. It returns a
+// function that waits for it, having cancelled it if the write failed.
+// c.prepared is then the result, or nil if the changes are not planned or
+// could not be prepared (finish then applies them as usual, and reports
+// the failure if it happens again).
+func (c *commit) prepareIndex(ctx context.Context, tasks []*fileGroupTask) (stop func(failed bool)) {
 	changes, ok := plannedChanges(c.op, tasks)
 	if !ok {
-		return func() {}
+		return func(bool) {}
 	}
 	c.planned = &changes
+	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -152,7 +154,13 @@ func (c *commit) prepareIndex(ctx context.Context, tasks []*fileGroupTask) (wait
 			c.prepared = p
 		}
 	}()
-	return func() { <-done }
+	return func(failed bool) {
+		if failed {
+			cancel()
+		}
+		<-done
+		cancel()
+	}
 }
 
 // plannedChanges returns the index changes of an insert or a bulk insert,
