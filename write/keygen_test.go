@@ -1,12 +1,14 @@
 package write
 
 import (
+	"context"
 	"math"
 	"math/big"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
 )
 
@@ -131,5 +133,59 @@ func TestTimestampMillisKeys(t *testing.T) {
 	}
 	if p := g.PartitionPath(row); p != "-1000" {
 		t.Errorf("partition %q, want -1000", p)
+	}
+}
+
+// TestComplexKeyOfOneColumn checks that under Hudi's complex key generator
+// a key of one column is "col:value", as Hudi writes it, in a new table;
+// and that a table whose stored keys of that form are bare values (as
+// Hudi 0.14.1 and earlier Hoodie wrote them) keeps taking bare keys, so
+// that an upsert updates its records instead of inserting them again.
+func TestComplexKeyOfOneColumn(t *testing.T) {
+	ctx := context.Background()
+	gen := trips.NewGenerator(9)
+	initial := gen.Inserts(20)
+	for _, tc := range []struct {
+		name     string
+		storedAs func(uuid string) string
+	}{
+		{"new table", func(uuid string) string { return "uuid:" + uuid }},
+		{"stored bare", func(uuid string) string { return uuid }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			cfg, err := storage.LoadTableConfig(ctx, tt.fsys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			setClass := func(class string) {
+				cfg.KeyGeneratorClass = class
+				if err := storage.UpdateTableConfig(ctx, tt.fsys, cfg, time.Now()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.name == "stored bare" {
+				// Written under the simple key generator: bare keys.
+				tt.write(OpInsert, tripsInput(initial))
+				setClass(storage.ComplexKeyGenerator)
+			} else {
+				setClass(storage.ComplexKeyGenerator)
+				tt.write(OpInsert, tripsInput(initial))
+			}
+			updates := gen.Updates(initial, 5)
+			res := tt.write(OpUpsert, tripsInput(updates))
+			if res.Updated != 5 || res.Inserted != 0 {
+				t.Fatalf("upsert of 5 stored keys: %d updated, %d inserted", res.Updated, res.Inserted)
+			}
+			snap := snapshot(t, tt.fsys, "")
+			if len(snap) != len(initial) {
+				t.Fatalf("%d records, want %d", len(snap), len(initial))
+			}
+			for _, tr := range initial {
+				if _, ok := snap[tc.storedAs(tr.UUID)]; !ok {
+					t.Fatalf("no record with key %q", tc.storedAs(tr.UUID))
+				}
+			}
+		})
 	}
 }

@@ -190,11 +190,15 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 		// are ignored.
 		return &Result{Operation: op, Skipped: int64(len(in.Rows))}, nil
 	}
-	schema, records, err := w.prepare(op, in, tableSchema)
+	view, err := read.LoadView(ctx, w.fsys, tl, "")
 	if err != nil {
 		return nil, err
 	}
-	view, err := read.LoadView(ctx, w.fsys, tl, "")
+	bare, err := bareSingleKeys(ctx, w.fsys, w.cfg, view)
+	if err != nil {
+		return nil, err
+	}
+	schema, records, err := w.prepare(op, in, tableSchema, bare)
 	if err != nil {
 		return nil, err
 	}
@@ -279,8 +283,10 @@ func (w *Writer) recover(ctx context.Context) error {
 
 // prepare evolves the table schema for the input and turns the input rows
 // into records under it, checked and deduplicated, in record-key order (in
-// input order for a bulk insert whose sort mode does not sort).
-func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (*storage.Schema, []*record, error) {
+// input order for a bulk insert whose sort mode does not sort). bareKeys
+// says that the table's complex keys of one column are bare values (see
+// bareSingleKeys).
+func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, bareKeys bool) (*storage.Schema, []*record, error) {
 	deletesOnly := op == OpDelete || op == OpSoftDelete
 	if i := in.Schema.FieldIndex(IsDeletedColumn); i >= 0 && !deletesOnly && in.Schema.Fields[i].Type.Kind != storage.KindBoolean {
 		return nil, nil, fmt.Errorf("%s: column %s holds %s values; it must hold booleans, true for the records to delete", in.displayName(), IsDeletedColumn, in.Schema.Fields[i].Type.Kind)
@@ -296,6 +302,9 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema) (
 	keygen, err := NewKeyGenerator(w.cfg, schema)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: table %s: %w", in.displayName(), w.cfg.Name, err)
+	}
+	if bareKeys {
+		keygen.named = false
 	}
 	var conv *rowConverter
 	if deletesOnly {
