@@ -168,7 +168,10 @@ func NewScan(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, tl 
 	}
 	s.keyCols = make([]bool, len(s.cols))
 	for i, c := range s.cols {
-		s.keyCols[i] = reprOf(c.typ) == reprBytes && (c.name == storage.MetaRecordKey || c.name == keyField)
+		// A key column's text is the record key; bytes make base64 keys,
+		// which are not the column's values.
+		s.keyCols[i] = reprOf(c.typ) == reprBytes && (c.name == storage.MetaRecordKey ||
+			c.name == keyField && (isText(c.typ) || c.typ.Logical == storage.LogicalUUID))
 		if i < out {
 			s.schema.Fields = append(s.schema.Fields, storage.Field{Name: c.name, Type: c.typ, Doc: c.doc})
 		}

@@ -83,7 +83,8 @@ func (p partitioning) constants(partition string, cols []readCol) []*Vector {
 // as the key generators render values (see write.KeyGenerator).
 func partitionValue(t *storage.Type, s string) (any, bool) {
 	if s == storage.DefaultPartitionValue {
-		return nil, !isText(t) && t.Logical != storage.LogicalUUID
+		// Null, or an empty value: text and bytes can be empty.
+		return nil, !isText(t) && t.Logical != storage.LogicalUUID && t.Kind != storage.KindBytes
 	}
 	var v any
 	var err error
