@@ -237,19 +237,27 @@ func (c *TableConfig) Validate() error {
 			return fmt.Errorf("empty column name in %s or %s", KeyRecordKeyFields, KeyPartitionFields)
 		}
 	}
-	switch c.KeyGeneratorClass {
-	case SimpleKeyGenerator, ComplexKeyGenerator, NonpartitionedKeyGenerator:
-	case "":
+	if c.KeyGeneratorClass == "" {
 		return fmt.Errorf("%s is missing", KeyKeyGeneratorClass)
-	default:
-		return fmt.Errorf("%s %q is not supported (want %s, %s or %s)", KeyKeyGeneratorClass,
-			c.KeyGeneratorClass, SimpleKeyGenerator, ComplexKeyGenerator, NonpartitionedKeyGenerator)
 	}
 	if c.KeyGeneratorClass == NonpartitionedKeyGenerator && len(c.PartitionFields) > 0 {
 		return fmt.Errorf("%s is %s but %s names %s", KeyKeyGeneratorClass, NonpartitionedKeyGenerator,
 			KeyPartitionFields, strings.Join(c.PartitionFields, ","))
 	}
 	return nil
+}
+
+// CheckWritable reports whether Hoodie can write the table: its key
+// generator must be one Hoodie computes keys and partition paths as. Any
+// other (custom, timestamp-based) still lets it be read: readers take the
+// stored keys and the partition folders as they are.
+func (c *TableConfig) CheckWritable() error {
+	switch c.KeyGeneratorClass {
+	case SimpleKeyGenerator, ComplexKeyGenerator, NonpartitionedKeyGenerator:
+		return nil
+	}
+	return fmt.Errorf("%s %q: Hoodie reads such tables but does not write them (it writes with %s, %s or %s)", KeyKeyGeneratorClass,
+		c.KeyGeneratorClass, SimpleKeyGenerator, ComplexKeyGenerator, NonpartitionedKeyGenerator)
 }
 
 // Checksum is Hudi's table checksum: the CRC32 of "<database>.<table>", the

@@ -141,7 +141,7 @@ func TestLoadTableConfigErrors(t *testing.T) {
 		{"bad version", strings.Replace(valid, "hoodie.table.version=6", "hoodie.table.version=six", 1), `"six" is not a number`},
 		{"no record key", dropLine(valid, "hoodie.table.recordkey.fields"), "needs a record key"},
 		{"bad escape", valid + "x=\\u12", `malformed \u escape`},
-		{"unknown key generator", strings.Replace(valid, storage.SimpleKeyGenerator, "com.example.Custom", 1), "com.example.Custom"},
+		{"no key generator", dropLine(valid, "hoodie.table.keygenerator.class"), "hoodie.table.keygenerator.class is missing"},
 		{"bad boolean", strings.Replace(valid, "hive_style_partitioning=false", "hive_style_partitioning=maybe", 1), `"maybe" is not true or false`},
 		// Hudi's HoodieTimelineTimeZone.valueOf takes only LOCAL and UTC.
 		{"lower-case timeline zone", strings.Replace(valid, "timeline.timezone=UTC", "timeline.timezone=utc", 1), `hoodie.table.timeline.timezone "utc" is not a timeline zone`},

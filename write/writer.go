@@ -171,6 +171,9 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if w.cfg, err = storage.LoadTableConfig(ctx, w.fsys); err != nil {
 		return nil, err
 	}
+	if err := w.cfg.CheckWritable(); err != nil {
+		return nil, fmt.Errorf("table %s: %w", w.cfg.Name, err)
+	}
 	// Instant times are wall-clock digits in the table's zone, and readers
 	// order commits by them: write in the zone Spark writes this table in.
 	w.gen.SetLocation(w.cfg.TimelineZone().Location(w.opts.Local))

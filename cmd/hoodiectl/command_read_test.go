@@ -251,3 +251,34 @@ func TestReadWrittenTable(t *testing.T) {
 func strconvI(n int64) string {
 	return string(valuefmt.AppendJSON(nil, storage.Primitive(storage.KindLong), n))
 }
+
+// TestReadTableOfOtherKeyGenerator checks that a Spark table whose key
+// generator Hoodie does not write with (custom, with Hudi's "field:type"
+// partition fields, or timestamp-based) reads whole, as Spark reads it from
+// its stored keys and folders, and that a write to it is refused.
+func TestReadTableOfOtherKeyGenerator(t *testing.T) {
+	for _, tc := range []struct{ class, fields string }{
+		{"org.apache.hudi.keygen.CustomKeyGenerator", "byteField:simple"},
+		{"org.apache.hudi.keygen.TimestampBasedKeyGenerator", "byteField"},
+	} {
+		dir := fixtures.Unzip(t, "v6_simplekeygen_nonhivestyle")
+		props := filepath.Join(dir, ".hoodie", "hoodie.properties")
+		data, err := os.ReadFile(props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.Replace(string(data), "keygenerator.class=org.apache.hudi.keygen.SimpleKeyGenerator", "keygenerator.class="+tc.class, 1)
+		s = strings.Replace(s, "hoodie.table.partition.fields=byteField", "hoodie.table.partition.fields="+tc.fields, 1)
+		if s == string(data) {
+			t.Fatal("the fixture's hoodie.properties did not change")
+		}
+		if err := os.WriteFile(props, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := hoodiectl(t, "", "read", dir).mustSucceed(t).stdout
+		if n := strings.Count(out, "\n"); n != 4 {
+			t.Errorf("%s: %d records read, want the fixture's 4", tc.class, n)
+		}
+		hoodiectl(t, `{"id":1,"name":"x"}`, "upsert", dir).mustFail(t, exitError, tc.class, "does not write")
+	}
+}
