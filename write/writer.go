@@ -218,7 +218,18 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	newTasks := w.assignInserts(p, view, avg, op == OpBulkInsert)
+	// A pending replacecommit (Spark's clustering, or an insert overwrite)
+	// hides, once complete, every version of the file groups it replaces,
+	// a version this write adds included: Hudi refuses updates to file
+	// groups under clustering. Hoodie does not read clustering plans, so
+	// while one is pending it writes new records to new file groups only,
+	// and refuses changes to existing ones.
+	replacing := pendingReplace(tl)
+	newTasks := w.assignInserts(p, view, avg, op == OpBulkInsert || replacing != "")
+	if replacing != "" && len(p.groups) > 0 {
+		return nil, &RefusedError{fmt.Errorf("%s: replacecommit %s (a clustering or an insert overwrite) is pending: once complete it would hide this write's changes to %d existing file group(s); write again once it completes or is rolled back",
+			in.displayName(), replacing, len(p.groups))}
+	}
 	tasks := append(existingTasks(p), newTasks...)
 	res := &Result{Operation: op, Skipped: int64(p.skipped)}
 	if len(tasks) == 0 {
@@ -392,6 +403,17 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, b
 		records = inInputOrder(all, records)
 	}
 	return schema, records, nil
+}
+
+// pendingReplace returns the time of the first pending replacecommit of
+// tl, or "" when none is pending.
+func pendingReplace(tl *timeline.Timeline) string {
+	for _, in := range tl.Pending().Instants() {
+		if in.Action == timeline.ActionReplaceCommit {
+			return in.Time
+		}
+	}
+	return ""
 }
 
 // heartbeatFolder holds the heartbeats of Hudi's writers: a live writer

@@ -3,7 +3,9 @@ package write
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -376,5 +378,48 @@ func TestWriteWithWrongIndexTagFails(t *testing.T) {
 				t.Error("the failed write changed the table")
 			}
 		})
+	}
+}
+
+// TestWriteWithPendingReplaceCommit checks that while a replacecommit (a
+// clustering, an insert overwrite) is pending, a write changes no existing
+// file group, which the replacecommit would hide once complete: an upsert
+// of stored keys is refused and leaves the table as it was, and new
+// records go to new file groups, not into small existing ones.
+func TestWriteWithPendingReplaceCommit(t *testing.T) {
+	ctx := context.Background()
+	tt, gen, initial := tableOf30Trips(t, 21)
+	before := snapshot(t, tt.fsys, "")
+	pending := storage.MetaFolder + "/20200101000000000.replacecommit.requested"
+	if err := tt.fsys.WriteFile(ctx, pending, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := tt.w.Write(ctx, OpUpsert, tripsInput(gen.Updates(initial, 3)))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "20200101000000000") {
+		t.Fatalf("upsert of stored keys with a pending replacecommit: %v, want a refusal naming it", err)
+	}
+	if got := snapshot(t, tt.fsys, ""); !reflect.DeepEqual(got, before) {
+		t.Fatal("the refused upsert changed the table")
+	}
+	groups := map[string]bool{}
+	for _, v := range before {
+		groups[fmt.Sprint(v[4])] = true
+	}
+	res := tt.write(OpInsert, tripsInput(gen.Inserts(5)))
+	if len(res.Files) == 0 {
+		t.Fatal("the insert wrote no file")
+	}
+	for _, s := range res.Files {
+		for name := range groups {
+			if strings.HasPrefix(name, s.FileID) {
+				t.Errorf("the insert wrote a new version of file group %s, which the replacecommit may replace", s.FileID)
+			}
+		}
+	}
+	if err := tt.fsys.Remove(ctx, pending); err != nil {
+		t.Fatal(err)
+	}
+	if res := tt.write(OpUpsert, tripsInput(gen.Updates(initial, 3))); res.Updated != 3 {
+		t.Fatalf("upsert once nothing is pending: %d updated, want 3", res.Updated)
 	}
 }
