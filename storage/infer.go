@@ -331,19 +331,28 @@ func coerceFloat(v any, t *Type, bitSize int) (float64, *valueError) {
 	if err != nil {
 		return 0, misfit(v, t, "out of range")
 	}
-	if !exactWhole(s, f) {
-		return 0, misfit(v, t, "a whole number the column cannot hold exactly; give it a long or decimal type, or write the number as a string")
+	if !exactWhole(s, f, bitSize) {
+		return 0, misfit(v, t, "a whole number the column's floating-point type cannot hold exactly (a long, decimal or string column keeps its digits)")
 	}
 	return f, nil
 }
 
-// exactWhole reports whether f, parsed from the number text s, holds its
-// value exactly if s is a whole number: beyond 2^53 a double (2^24 a float)
-// rounds most of them, and two record keys, or a key and its update, would
-// become one.
-func exactWhole(s string, f float64) bool {
-	if ok, whole := scanNumber(s); !ok || !whole || math.Abs(f) <= 1<<24 {
+// exactWhole reports whether f, parsed from the number text s as a float
+// of bitSize bits, holds its value exactly if s is a whole number: from
+// 2^53 on a double (2^24 a float) rounds most of them, and two record keys,
+// or a key and its update, would become one.
+func exactWhole(s string, f float64, bitSize int) bool {
+	limit := float64(1 << 53)
+	if bitSize == 32 {
+		limit = 1 << 24
+	}
+	if ok, whole := scanNumber(s); !ok || !whole || math.Abs(f) < limit {
 		return true
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		// Beyond the limit, float64 holds n exactly only if converting
+		// back gives n (f, of bitSize bits, is held by float64 exactly).
+		return f < 1<<63 && f >= -(1<<63) && int64(f) == n
 	}
 	want, ok := new(big.Int).SetString(s, 10)
 	if !ok {
@@ -976,15 +985,18 @@ type InferOptions struct {
 // the schema as the records come.
 //
 // A column of the table whose values all fit the table's type (see
-// CoerceValue) keeps that type. A value that does not fit, such as 3.5 in an
-// int column or "abc" in a long column, has its type inferred instead, so
-// that a writer can decide to widen the column or refuse the input; inside
-// records, arrays and maps only the parts that do not fit are inferred.
+// CoerceValue) keeps that type. A number that does not fit but widens the
+// column along int -> long -> float -> double (3.5 in an int column) has
+// its type inferred instead, so that a writer can widen the column; any
+// other value that does not fit ("abc" in a long column) is an error naming
+// the column, the value and why. Inside records, arrays and maps only the
+// parts that do not fit are inferred.
 // Other columns are inferred as Spark infers JSON: a whole number is a long,
 // another number a double, a bool a boolean, a string a string, an object a
 // record (fields in first-seen order, named after the field holding it in
 // the namespace of the enclosing record's full name), an array an array of
-// its elements' type; a column only ever null is a string. Types are joined
+// its elements' type; a column only ever null is a string, but for
+// IsDeletedField, a boolean. Types are joined
 // across records and elements: int and long give long, other mixes of
 // numbers double, and a field missing from some records is nullable; other
 // mixes (string and long, say) are an error naming the column and both

@@ -561,7 +561,7 @@ func TestInferrer(t *testing.T) {
 	}, {
 		name:    "whole numbers a double cannot hold exactly",
 		records: []string{`{"id": 9007199254740993}`, `{"id": 0.5}`},
-		wantErr: `9007199254740993 does not fit double: a whole number the column cannot hold exactly`,
+		wantErr: `9007199254740993 does not fit double: a whole number the column's floating-point type cannot hold exactly`,
 	}, {
 		name:    "whole numbers a double holds exactly",
 		records: []string{`{"id": 9007199254740992}`, `{"id": 0.5}`, `{"id": 9007199254740994}`},
@@ -954,5 +954,35 @@ func TestInferrerFinishFirstError(t *testing.T) {
 	_, _, err := in.Finish()
 	if want := fmt.Sprintf(`storage: record %d: column "n": "y" does not fit long: not a number`, rowChunk+8); err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
+	}
+}
+
+func TestExactWhole(t *testing.T) {
+	tests := []struct {
+		s       string
+		bitSize int
+		want    bool
+	}{
+		{"16777216", 32, true},
+		{"16777217", 32, false},
+		{"16777218", 32, true},
+		{"-16777217", 32, false},
+		{"16777217", 64, true},
+		{"9007199254740992", 64, true},
+		{"9007199254740993", 64, false},
+		{"9223372036854775807", 64, false},
+		{"100000000000000000000", 64, true},
+		{"100000000000000000001", 64, false},
+		{"2.5", 64, true},
+		{"1e300", 64, true},
+	}
+	for _, tt := range tests {
+		f, err := strconv.ParseFloat(tt.s, tt.bitSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := exactWhole(tt.s, f, tt.bitSize); got != tt.want {
+			t.Errorf("exactWhole(%s, %d bits) = %v, want %v", tt.s, tt.bitSize, got, tt.want)
+		}
 	}
 }

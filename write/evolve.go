@@ -182,6 +182,7 @@ type rowConverter struct {
 	// identity reports input rows already laid out as table rows, needing
 	// no conversion: they are used as they are.
 	identity bool
+	width    int // the number of columns of the input's rows
 }
 
 func newRowConverter(table, in *storage.Schema) (*rowConverter, error) {
@@ -209,6 +210,7 @@ func newColumnsConverter(table, in *storage.Schema, columns []string) (*rowConve
 		sources:  make([]int, len(table.Fields)),
 		convert:  make([]func(any) (any, error), len(table.Fields)),
 		required: make([]bool, len(table.Fields)),
+		width:    len(in.Fields),
 	}
 	for i, f := range table.Fields {
 		c.required[i] = !f.Type.Nullable
@@ -237,7 +239,10 @@ func newColumnsConverter(table, in *storage.Schema, columns []string) (*rowConve
 
 // convertRow returns row (under the input schema) under the table schema.
 func (c *rowConverter) convertRow(row []any) ([]any, error) {
-	if c.identity && len(row) == len(c.sources) {
+	if len(row) != c.width {
+		return nil, fmt.Errorf("the record has %d values, the input's schema %d columns", len(row), c.width)
+	}
+	if c.identity {
 		return row, nil
 	}
 	out := make([]any, len(c.sources))

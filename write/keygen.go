@@ -31,24 +31,19 @@ type KeyGenerator struct {
 	hiveStyle bool
 	urlEncode bool
 	// named makes a key of one column "col:value", as Hudi's complex key
-	// generator writes it (see bareSingleKeys).
+	// generator writes it by default (see namedSingleKeys).
 	named bool
 }
 
 // NewKeyGenerator resolves the table's record key and partition columns in
 // schema (which holds no meta fields). A column missing from the schema is
 // an error naming it.
-//
-// Under Hudi's complex key generator a key of one column is "col:value",
-// as Hudi writes it by default (KeyGenUtils.encodeSingleKeyFieldNameForComplexKeyGen);
-// under the others, the value.
 func NewKeyGenerator(cfg *storage.TableConfig, schema *storage.Schema) (*KeyGenerator, error) {
 	g := &KeyGenerator{
 		keyNames:  cfg.RecordKeyFields,
 		partNames: cfg.PartitionFields,
 		hiveStyle: cfg.HiveStylePartitioning,
 		urlEncode: cfg.URLEncodePartitioning,
-		named:     cfg.KeyGeneratorClass == storage.ComplexKeyGenerator,
 	}
 	var err error
 	if g.keyIndex, g.keyUnits, err = resolveColumns(schema, cfg.RecordKeyFields, "record key"); err != nil {
@@ -80,9 +75,10 @@ func resolveColumns(schema *storage.Schema, names []string, role string) ([]int,
 }
 
 // RecordKey returns a row's record key: the key column's value, or for
-// several columns, or one under the complex key generator, Hudi's complex
-// form "c1:v1,c2:v2" (a null part written __null__, an empty one
-// __empty__). A key whose every part is null or empty is an error.
+// several columns (or one, in a table whose stored keys have that form:
+// see namedSingleKeys) Hudi's complex form "c1:v1,c2:v2" (a null part
+// written __null__, an empty one __empty__). A key whose every part is null
+// or empty is an error.
 func (g *KeyGenerator) RecordKey(row []any) (string, error) {
 	if len(g.keyIndex) == 1 && !g.named {
 		v := row[g.keyIndex[0]]
@@ -199,15 +195,17 @@ func (c *partitionCache) path(row []any) string {
 	return p
 }
 
-// bareSingleKeys reports whether the stored record keys of the table, whose
-// key generator is Hudi's complex one with a single key column, are bare
-// values rather than "col:value": Hudi 0.14.1 and 0.15 wrote them so
-// (HUDI-7001), and Hoodie before it followed Hudi's default. A write must
-// make its keys as the table holds them, or an update of a stored record
-// would insert it again. It looks at the least record key in the footer of
-// the first base file that has one; a table without stored keys (no meta
-// fields, or no records yet) takes Hudi's default, "col:value".
-func bareSingleKeys(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, view *read.View) (bool, error) {
+// namedSingleKeys reports whether the stored record keys of the table,
+// whose key generator is Hudi's complex one with a single key column, are
+// "col:value", as Hudi's complex key generator writes them by default
+// (KeyGenUtils.encodeSingleKeyFieldNameForComplexKeyGen; Hudi 0.14.1 and
+// 0.15 wrote the bare value, HUDI-7001). Hoodie writes the column's value,
+// as its contract says, unless the table's stored keys are named: a write
+// must make its keys as the table holds them, or an update of a stored
+// record would insert it again. It looks at the least record key in the
+// footer of the first base file that has one; a table without stored keys
+// (no meta fields, or no records yet) takes bare values.
+func namedSingleKeys(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, view *read.View) (bool, error) {
 	if cfg.KeyGeneratorClass != storage.ComplexKeyGenerator || len(cfg.RecordKeyFields) != 1 || !cfg.PopulateMetaFields {
 		return false, nil
 	}
@@ -220,7 +218,7 @@ func bareSingleKeys(ctx context.Context, fsys storage.FS, cfg *storage.TableConf
 		key := bf.Metadata()[storage.FooterMinRecordKey]
 		bf.Close()
 		if key != "" {
-			return !strings.HasPrefix(key, cfg.RecordKeyFields[0]+":"), nil
+			return strings.HasPrefix(key, cfg.RecordKeyFields[0]+":"), nil
 		}
 	}
 	return false, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/hoodie-dev/hoodie/storage"
@@ -23,11 +24,11 @@ func compareOrdering(a, b any) (int, error) {
 		}
 	case float32:
 		if y, ok := b.(float32); ok {
-			return cmp.Compare(x, y), nil
+			return compareFloats(float64(x), float64(y)), nil
 		}
 	case float64:
 		if y, ok := b.(float64); ok {
-			return cmp.Compare(x, y), nil
+			return compareFloats(x, y), nil
 		}
 	case string:
 		if y, ok := b.(string); ok {
@@ -71,6 +72,21 @@ func checkOrderingType(t *storage.Type) error {
 		return fmt.Errorf("a %s column cannot order records", t.Kind)
 	}
 	return nil
+}
+
+// compareFloats orders two floats as Hudi does (Java's compareTo): NaN
+// equal to itself and above every number. -0.0 equals 0.0, as the
+// contract's "greater or equal" reads numerically.
+func compareFloats(a, b float64) int {
+	switch an, bn := math.IsNaN(a), math.IsNaN(b); {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	return cmp.Compare(a, b)
 }
 
 // CheckTableSchema reports whether schema, without meta fields, can be the

@@ -197,11 +197,11 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	bare, err := bareSingleKeys(ctx, w.fsys, w.cfg, view)
+	named, err := namedSingleKeys(ctx, w.fsys, w.cfg, view)
 	if err != nil {
 		return nil, err
 	}
-	schema, records, err := w.prepare(op, in, tableSchema, bare)
+	schema, records, err := w.prepare(op, in, tableSchema, named)
 	if err != nil {
 		return nil, err
 	}
@@ -297,13 +297,19 @@ func (w *Writer) recover(ctx context.Context) error {
 
 // prepare evolves the table schema for the input and turns the input rows
 // into records under it, checked and deduplicated, in record-key order (in
-// input order for a bulk insert whose sort mode does not sort). bareKeys
-// says that the table's complex keys of one column are bare values (see
-// bareSingleKeys).
-func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, bareKeys bool) (*storage.Schema, []*record, error) {
+// input order for a bulk insert whose sort mode does not sort). namedKeys
+// says that the table's keys of one column are "col:value" (see
+// namedSingleKeys).
+func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, namedKeys bool) (*storage.Schema, []*record, error) {
 	deletesOnly := op == OpDelete || op == OpSoftDelete
 	if i := in.Schema.FieldIndex(IsDeletedColumn); i >= 0 && !deletesOnly && in.Schema.Fields[i].Type.Kind != storage.KindBoolean {
-		return nil, nil, fmt.Errorf("%s: column %s holds %s values; it must hold booleans, true for the records to delete", in.displayName(), IsDeletedColumn, in.Schema.Fields[i].Type.Kind)
+		// Nulls alone are harmless: an earlier Hoodie made such a column a
+		// string in the first write whose values were all null.
+		for r, row := range in.Rows {
+			if i < len(row) && row[i] != nil {
+				return nil, nil, in.recordError(r, "", fmt.Errorf("column %s holds %s values; it must hold booleans, true for the records to delete", IsDeletedColumn, in.Schema.Fields[i].Type.Kind))
+			}
+		}
 	}
 	schema := tableSchema
 	if !deletesOnly {
@@ -317,9 +323,7 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, b
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: table %s: %w", in.displayName(), w.cfg.Name, err)
 	}
-	if bareKeys {
-		keygen.named = false
-	}
+	keygen.named = namedKeys
 	var conv *rowConverter
 	if deletesOnly {
 		// Deletes need only the key and partition columns: the others, of
