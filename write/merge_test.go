@@ -81,3 +81,26 @@ func TestIsDeletedColumnOfAnotherType(t *testing.T) {
 		t.Fatalf("a string true in _hoodie_is_deleted: %v, want a refusal naming record 1", err)
 	}
 }
+
+// TestInvalidText checks the UTF-8 check of values, nested ones included.
+func TestInvalidText(t *testing.T) {
+	tests := []struct {
+		v    any
+		want string
+		bad  bool
+	}{
+		{"café", "", false},
+		{"caf\xe9", "caf\xe9", true},
+		{[]any{"a", []any{int64(1), "b\xff"}}, "b\xff", true},
+		{map[string]any{"k": []any{"ok"}}, "", false},
+		{map[string]any{"k\xff": "v"}, "k\xff", true},
+		{map[string]any{"k": "v\xff"}, "v\xff", true},
+		{[]byte("\xff"), "", false}, // bytes are not text
+		{nil, "", false},
+	}
+	for _, tt := range tests {
+		if s, bad := invalidText(tt.v); bad != tt.bad || (bad && s != tt.want) {
+			t.Errorf("invalidText(%q) = %q, %v; want %q, %v", tt.v, s, bad, tt.want, tt.bad)
+		}
+	}
+}

@@ -358,7 +358,8 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, n
 	// (DuckDB) or change them (Java's, which would no longer find the key).
 	var texts []int
 	for i, f := range schema.Fields {
-		if f.Type.Kind == storage.KindString {
+		switch f.Type.Kind {
+		case storage.KindString, storage.KindRecord, storage.KindArray, storage.KindMap:
 			texts = append(texts, i)
 		}
 	}
@@ -371,7 +372,7 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, n
 				return in.recordError(i, "", err)
 			}
 			for _, c := range texts {
-				if s, ok := row[c].(string); ok && !utf8.ValidString(s) {
+				if s, bad := invalidText(row[c]); bad {
 					return in.recordError(i, "", fmt.Errorf("column %q: %q is not valid UTF-8 text", schema.Fields[c].Name, s))
 				}
 			}
@@ -407,6 +408,32 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, n
 		records = inInputOrder(all, records)
 	}
 	return schema, records, nil
+}
+
+// invalidText returns the first string of v, a value of the value model,
+// that is not valid UTF-8: v itself, or one inside its records, arrays and
+// maps (map keys included).
+func invalidText(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, !utf8.ValidString(x)
+	case []any:
+		for _, e := range x {
+			if s, bad := invalidText(e); bad {
+				return s, true
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if !utf8.ValidString(k) {
+				return k, true
+			}
+			if s, bad := invalidText(e); bad {
+				return s, true
+			}
+		}
+	}
+	return "", false
 }
 
 // pendingReplace returns the time of the first pending replacecommit of
