@@ -40,7 +40,8 @@ func (w *Writer) openIndex(ctx context.Context, tl *timeline.Timeline, latest *r
 // SyncIndex brings idx up to the latest completed commit of tl. Commits
 // after its watermark, whoever wrote them (Spark included), are replayed from
 // the files they wrote. The index is rebuilt from the latest snapshot
-// instead when it is stale, when the timeline no longer holds its watermark,
+// instead when it is new (no watermark), when it is stale, when the
+// timeline no longer holds its watermark,
 // when the table's file-system view as of the watermark is not the one the
 // index stored the digest of (a commit older than the watermark completed
 // after the index reached it, archived since or not), and when files the
@@ -67,26 +68,25 @@ func syncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx 
 		return rebuildIndex(ctx, fsys, idx, latest)
 	}
 	wm := idx.Watermark()
-	if idx.Stale() != nil || (wm != "" && !commits.Contains(wm)) || wm > last.Time {
+	// A new index (watermark "") is built from the latest snapshot, not by
+	// replaying the active timeline from nothing: commits Spark archived
+	// left files the replay would never see, and reading the latest files
+	// once costs less than reading every commit's.
+	if idx.Stale() != nil || wm == "" || !commits.Contains(wm) || wm > last.Time {
 		return rebuild()
 	}
-	base := &read.View{}
-	if wm != "" {
-		// The files as of wm tell what the index must hold, whatever the
-		// active timeline still shows: a commit older than wm that
-		// completed late changed them, even once it is archived.
-		if latest != nil && latest.AsOf() == wm {
-			base = latest
-		} else {
-			var err error
-			if base, err = read.LoadView(ctx, fsys, tl, wm); err != nil {
-				return err
-			}
+	// The files as of wm tell what the index must hold, whatever the active
+	// timeline still shows: a commit older than wm that completed late
+	// changed them, even once it is archived.
+	base := latest
+	if latest == nil || latest.AsOf() != wm {
+		var err error
+		if base, err = read.LoadView(ctx, fsys, tl, wm); err != nil {
+			return err
 		}
-		stored := idx.ViewDigest()
-		if stored == nil || !bytes.Equal(stored, base.Digest()) {
-			return rebuild()
-		}
+	}
+	if stored := idx.ViewDigest(); stored == nil || !bytes.Equal(stored, base.Digest()) {
+		return rebuild()
 	}
 	if wm == last.Time {
 		return nil

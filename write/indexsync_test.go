@@ -469,3 +469,35 @@ func TestSyncIndexReplaysAfterACleanOfOldSlices(t *testing.T) {
 		t.Errorf("watermark %s, want %s", idx.Watermark(), added.Instant)
 	}
 }
+
+// TestFirstIndexOfTableWithArchivedCommits checks the first Hoodie write
+// to a table another writer made and whose first commit is archived: the
+// new index must hold that commit's keys (it is built from the latest
+// snapshot, not by replaying the active timeline from nothing), so that an
+// upsert of them updates rather than inserts second copies.
+func TestFirstIndexOfTableWithArchivedCommits(t *testing.T) {
+	ctx := context.Background()
+	settings := DefaultSettings()
+	settings.SmallFileLimit = 0
+	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	gen := trips.NewGenerator(21)
+	other := otherWriter(t, tt, settings)
+	first := gen.Inserts(10)
+	s1, err := other.Write(ctx, OpInsert, tripsInput(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Write(ctx, OpInsert, tripsInput(gen.Inserts(10))); err != nil {
+		t.Fatal(err)
+	}
+	archive(t, tt.fsys, s1.Instant)
+
+	res := tt.write(OpUpsert, tripsInput(gen.Updates(first, 10)))
+	if res.Updated != 10 || res.Inserted != 0 {
+		t.Errorf("upsert of the 10 keys of the archived commit: %d inserted, %d updated", res.Inserted, res.Updated)
+	}
+	if n := countKey(t, tt, first[0].UUID); n != 1 {
+		t.Errorf("key %s is %d times in the latest snapshot", first[0].UUID, n)
+	}
+	checkIndex(t, tt)
+}
