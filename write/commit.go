@@ -99,7 +99,7 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 		for _, r := range moved {
 			movedPlan.newInserts[r.partition] = append(movedPlan.newInserts[r.partition], r)
 		}
-		moveTasks := c.w.assignInserts(movedPlan, &read.View{}, c.w.settings.RecordSizeEstimate, true)
+		moveTasks := c.w.assignInserts(movedPlan, &read.View{}, c.w.settings.RecordSizeEstimate, true, nil)
 		if err := c.ensurePartitions(ctx, moveTasks); err != nil {
 			return err
 		}

@@ -193,8 +193,9 @@ type fileGroupTask struct {
 // assignInserts spreads each partition's new records over its small file
 // groups (merged into their rewrite) and then new file groups of up to the
 // target size, as Hudi's UpsertPartitioner does. Bulk inserts always go to
-// new file groups.
-func (w *Writer) assignInserts(p *plan, view *read.View, avgRecordSize int64, bulk bool) []*fileGroupTask {
+// new file groups, and no insert goes to a group that locked, when not nil,
+// reports a pending replacecommit may replace.
+func (w *Writer) assignInserts(p *plan, view *read.View, avgRecordSize int64, bulk bool, locked func(partition, fileID string) (string, bool)) []*fileGroupTask {
 	var tasks []*fileGroupTask
 	perFile := max(w.settings.MaxFileSize/max(avgRecordSize, 1), 1)
 	partitions := make([]string, 0, len(p.newInserts))
@@ -212,6 +213,11 @@ func (w *Writer) assignInserts(p *plan, view *read.View, avgRecordSize int64, bu
 				latest := g.Latest()
 				if g.Partition != part || latest.Size >= w.settings.SmallFileLimit {
 					continue
+				}
+				if locked != nil {
+					if _, under := locked(g.Partition, latest.FileID); under {
+						continue // a pending replacecommit may replace it
+					}
 				}
 				room := (w.settings.MaxFileSize - latest.Size) / max(avgRecordSize, 1)
 				if room <= 0 {

@@ -221,14 +221,18 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	// A pending replacecommit (Spark's clustering, or an insert overwrite)
 	// hides, once complete, every version of the file groups it replaces,
 	// a version this write adds included: Hudi refuses updates to file
-	// groups under clustering. Hoodie does not read clustering plans, so
-	// while one is pending it writes new records to new file groups only,
-	// and refuses changes to existing ones.
-	replacing := pendingReplace(tl)
-	newTasks := w.assignInserts(p, view, avg, op == OpBulkInsert || replacing != "")
-	if replacing != "" && len(p.groups) > 0 {
-		return nil, &RefusedError{fmt.Errorf("%s: replacecommit %s (a clustering or an insert overwrite) is pending: once complete it would hide this write's changes to %d existing file group(s); write again once it completes or is rolled back",
-			in.displayName(), replacing, len(p.groups))}
+	// groups under clustering. This write changes none of them, and puts
+	// no new records into them.
+	locks, err := pendingReplaces(ctx, w.fsys, tl)
+	if err != nil {
+		return nil, err
+	}
+	newTasks := w.assignInserts(p, view, avg, op == OpBulkInsert, locks.locked)
+	for _, t := range existingTasks(p) {
+		if instant, locked := locks.locked(t.partition, t.fileID); locked {
+			return nil, &RefusedError{fmt.Errorf("%s: file group %s is under replacecommit %s (a clustering or an insert overwrite), still pending: once complete it would hide this write's change to it; write again once it completes or is rolled back",
+				in.displayName(), groupKey(t.partition, t.fileID), instant)}
+		}
 	}
 	tasks := append(existingTasks(p), newTasks...)
 	res := &Result{Operation: op, Skipped: int64(p.skipped)}
@@ -436,15 +440,52 @@ func invalidText(v any) (string, bool) {
 	return "", false
 }
 
-// pendingReplace returns the time of the first pending replacecommit of
-// tl, or "" when none is pending.
-func pendingReplace(tl *timeline.Timeline) string {
+// replaceLocks are the file groups that pending replacecommits may
+// replace.
+type replaceLocks struct {
+	// all is a pending replacecommit whose file groups are not known (an
+	// insert overwrite, or a plan that does not read): it may replace any.
+	all    string
+	groups map[timeline.FileGroupID]string // a clustering's, by the instant
+}
+
+// pendingReplaces reads the clustering plans of the pending replacecommits
+// of tl (see timeline.ClusteringPlanGroups).
+func pendingReplaces(ctx context.Context, fsys storage.FS, tl *timeline.Timeline) (*replaceLocks, error) {
+	locks := &replaceLocks{groups: map[timeline.FileGroupID]string{}}
 	for _, in := range tl.Pending().Instants() {
-		if in.Action == timeline.ActionReplaceCommit {
-			return in.Time
+		if in.Action != timeline.ActionReplaceCommit {
+			continue
+		}
+		path, err := timeline.Instant{Time: in.Time, Action: in.Action, State: timeline.StateRequested}.Path()
+		if err != nil {
+			return nil, err
+		}
+		data, err := fsys.ReadFile(ctx, path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read the plan of replacecommit %s: %w", in.Time, err)
+		}
+		groups, ok, err := timeline.ClusteringPlanGroups(data)
+		if err != nil || !ok {
+			// Unknown file groups: any may be replaced.
+			locks.all = in.Time
+			continue
+		}
+		for _, g := range groups {
+			locks.groups[g] = in.Time
 		}
 	}
-	return ""
+	return locks, nil
+}
+
+// locked reports whether a pending replacecommit may replace the file group,
+// and which.
+func (l *replaceLocks) locked(partition, fileID string) (string, bool) {
+	if l.all != "" {
+		return l.all, true
+	}
+	instant, ok := l.groups[timeline.FileGroupID{Partition: partition, FileID: fileID}]
+	return instant, ok
 }
 
 // heartbeatFolder holds the heartbeats of Hudi's writers: a live writer

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/index"
+	"github.com/hoodie-dev/hoodie/internal/avrofile/avrofiletest"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
@@ -381,45 +382,58 @@ func TestWriteWithWrongIndexTagFails(t *testing.T) {
 	}
 }
 
-// TestWriteWithPendingReplaceCommit checks that while a replacecommit (a
-// clustering, an insert overwrite) is pending, a write changes no existing
-// file group, which the replacecommit would hide once complete: an upsert
-// of stored keys is refused and leaves the table as it was, and new
-// records go to new file groups, not into small existing ones.
+// TestWriteWithPendingReplaceCommit checks that while a replacecommit is
+// pending, a write changes none of the file groups it may replace, which it
+// would hide once complete: all of them for an insert overwrite (whose
+// requested file names none), those of its plan for a clustering. An
+// upsert of a key in such a group is refused and leaves the table as it
+// was; new records do not go into such small groups; other groups take
+// changes as usual.
 func TestWriteWithPendingReplaceCommit(t *testing.T) {
 	ctx := context.Background()
-	tt, gen, initial := tableOf30Trips(t, 21)
-	before := snapshot(t, tt.fsys, "")
-	pending := storage.MetaFolder + "/20200101000000000.replacecommit.requested"
-	if err := tt.fsys.WriteFile(ctx, pending, nil); err != nil {
-		t.Fatal(err)
-	}
-	_, err := tt.w.Write(ctx, OpUpsert, tripsInput(gen.Updates(initial, 3)))
-	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "20200101000000000") {
-		t.Fatalf("upsert of stored keys with a pending replacecommit: %v, want a refusal naming it", err)
-	}
-	if got := snapshot(t, tt.fsys, ""); !reflect.DeepEqual(got, before) {
-		t.Fatal("the refused upsert changed the table")
-	}
-	groups := map[string]bool{}
-	for _, v := range before {
-		groups[fmt.Sprint(v[4])] = true
-	}
-	res := tt.write(OpInsert, tripsInput(gen.Inserts(5)))
-	if len(res.Files) == 0 {
-		t.Fatal("the insert wrote no file")
-	}
-	for _, s := range res.Files {
-		for name := range groups {
-			if strings.HasPrefix(name, s.FileID) {
-				t.Errorf("the insert wrote a new version of file group %s, which the replacecommit may replace", s.FileID)
+	for _, clustering := range []bool{false, true} {
+		t.Run(fmt.Sprint("clustering plan: ", clustering), func(t *testing.T) {
+			tt, gen, initial := tableOf30Trips(t, 21)
+			before := snapshot(t, tt.fsys, "")
+			_, view := tt.latest()
+			locked := view.FileGroups()[0]
+			var plan []byte
+			if clustering {
+				plan = avrofiletest.ContainerFile(t, avrofiletest.HudiRequestedReplaceSchema, "null",
+					avrofiletest.RequestedReplace([][]avrofiletest.Slice{{{Partition: locked.Partition, FileID: locked.FileID}}}))
 			}
-		}
-	}
-	if err := tt.fsys.Remove(ctx, pending); err != nil {
-		t.Fatal(err)
-	}
-	if res := tt.write(OpUpsert, tripsInput(gen.Updates(initial, 3))); res.Updated != 3 {
-		t.Fatalf("upsert once nothing is pending: %d updated, want 3", res.Updated)
+			const instant = "20200101000000000"
+			if err := tt.fsys.WriteFile(ctx, storage.MetaFolder+"/"+instant+".replacecommit.requested", plan); err != nil {
+				t.Fatal(err)
+			}
+			var inLocked, elsewhere []trips.Trip
+			for _, tr := range initial {
+				if v := before[tr.UUID]; v[3] == locked.Partition && strings.HasPrefix(v[4].(string), locked.FileID) {
+					inLocked = append(inLocked, tr)
+				} else {
+					elsewhere = append(elsewhere, tr)
+				}
+			}
+			_, err := tt.w.Write(ctx, OpUpsert, tripsInput(gen.Updates(inLocked, 1)))
+			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), instant) || !strings.Contains(err.Error(), locked.FileID) {
+				t.Fatalf("upsert of a key in a group under the replacecommit: %v, want a refusal naming both", err)
+			}
+			if got := snapshot(t, tt.fsys, ""); !reflect.DeepEqual(got, before) {
+				t.Fatal("the refused upsert changed the table")
+			}
+			res := tt.write(OpInsert, tripsInput(gen.Inserts(5)))
+			for _, s := range res.Files {
+				if s.FileID == locked.FileID {
+					t.Errorf("the insert wrote a new version of file group %s, under the replacecommit", s.FileID)
+				}
+			}
+			_, err = tt.w.Write(ctx, OpUpsert, tripsInput(gen.Updates(elsewhere, 1)))
+			if clustering && err != nil {
+				t.Errorf("upsert of a key outside the clustering plan: %v", err)
+			}
+			if !clustering && !errors.Is(err, ErrRefused) {
+				t.Errorf("upsert of another key while an insert overwrite is pending: %v, want a refusal", err)
+			}
+		})
 	}
 }
