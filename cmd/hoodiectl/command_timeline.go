@@ -127,7 +127,7 @@ func writeTimelineTable(io streams, rows []instantRow) error {
 		if r.Files != nil {
 			files = strconv.Itoa(*r.Files)
 		}
-		cells[i] = []string{r.Instant, r.Action, r.State, r.Operation, num(r.Writes), num(r.Inserts), num(r.Updates), num(r.Deletes), files}
+		cells[i] = []string{r.Instant, r.Action, r.State, r.Operation, num(r.Writes), num(r.Inserts), num(r.Updates), num(r.Deletes), files, num(r.Bytes)}
 	}
-	return writeTable(io.out, []string{"INSTANT", "ACTION", "STATE", "OPERATION", "WRITES", "INSERTS", "UPDATES", "DELETES", "FILES"}, cells)
+	return writeTable(io.out, []string{"INSTANT", "ACTION", "STATE", "OPERATION", "WRITES", "INSERTS", "UPDATES", "DELETES", "FILES", "BYTES"}, cells)
 }
