@@ -303,3 +303,57 @@ func TestScanBytesKeyAndPartition(t *testing.T) {
 		}
 	}
 }
+
+// vanishingFS is a table's file system on which a partition disappears
+// between the listing of the partitions and the listing of its files, as
+// when a rollback removes the partition a dead write created.
+type vanishingFS struct {
+	storage.FS
+	partition string
+	listed    *int // how many times the partition was listed
+}
+
+func (v vanishingFS) ReadDir(ctx context.Context, name string) ([]storage.FileInfo, error) {
+	if name == v.partition {
+		// Listing the partitions looks into it once; the next look is the
+		// view's, for its files.
+		if *v.listed++; *v.listed == 2 {
+			if err := v.FS.RemoveAll(ctx, name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return v.FS.ReadDir(ctx, name)
+}
+
+// TestLoadViewPartitionRemovedMeanwhile checks that a view loads while a
+// rollback removes a partition that a dead write created: a reader never
+// fails because of a rollback.
+func TestLoadViewPartitionRemovedMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	tt := newTripsTable(t, t.TempDir())
+	tt.write(write.OpInsert, trips.NewGenerator(3).Inserts(30))
+	// The dead write's partition: its metadata, no base file.
+	if err := storage.EnsurePartitionMetadata(ctx, tt.fsys, "new_partition", "20240101000000000", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	tl, err := timeline.Load(ctx, tt.fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := read.LoadView(ctx, tt.fsys, tl, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := 0
+	got, err := read.LoadView(ctx, vanishingFS{tt.fsys, "new_partition", &listed}, tl, "")
+	if err != nil {
+		t.Fatalf("LoadView while the partition is removed: %v", err)
+	}
+	if listed != 2 {
+		t.Fatalf("the partition was listed %d times, want 2: the test no longer removes it in between", listed)
+	}
+	if len(got.LatestSlices()) != len(want.LatestSlices()) {
+		t.Fatalf("%d slices, want %d", len(got.LatestSlices()), len(want.LatestSlices()))
+	}
+}

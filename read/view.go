@@ -156,6 +156,11 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 	byGroup := map[string]*FileGroup{}
 	for _, part := range partitions {
 		entries, err := fsys.ReadDir(ctx, part)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Gone since it was listed: a rollback removes the partitions a
+			// dead write created, which hold no committed file.
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("list partition %q: %w", part, err)
 		}
