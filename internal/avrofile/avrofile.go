@@ -28,8 +28,9 @@ var magic = []byte{'O', 'b', 'j', 1}
 // maxDepth bounds the nesting of schemas and values.
 const maxDepth = 64
 
-// maxBlock bounds the size of a block once decompressed: timeline plans
-// are small, and a few bytes of deflate can claim gigabytes.
+// maxBlock bounds the size of a file's blocks once decompressed, all
+// together: timeline plans are small, and a few bytes of deflate can claim
+// gigabytes.
 const maxBlock = 64 << 20
 
 // Read decodes every object of the Avro object container file data, with
@@ -57,6 +58,7 @@ func Read(data []byte) ([]any, error) {
 		return nil, fmt.Errorf("avro: the file's schema: %w", err)
 	}
 	codec := string(meta["avro.codec"])
+	room := maxBlock // decompressed bytes left for the file's blocks
 	var out []any
 	for d.pos < len(d.data) {
 		count, err := d.long()
@@ -74,10 +76,11 @@ func Read(data []byte) ([]any, error) {
 		if marker, err := d.fixed(16); err != nil || !bytes.Equal(marker, sync) {
 			return nil, errors.New("avro: a block does not end with the file's sync marker")
 		}
-		block, err := decompress(codec, raw)
+		block, err := decompress(codec, raw, room)
 		if err != nil {
 			return nil, err
 		}
+		room -= len(block)
 		if count < 0 || count > int64(len(block))+1 {
 			return nil, fmt.Errorf("avro: a block of %d bytes claims %d objects", len(block), count)
 		}
@@ -93,26 +96,27 @@ func Read(data []byte) ([]any, error) {
 	return out, nil
 }
 
-// decompress returns the data of a block written with codec.
-func decompress(codec string, raw []byte) ([]byte, error) {
+// decompress returns the data of a block written with codec, of at most
+// limit bytes.
+func decompress(codec string, raw []byte, limit int) ([]byte, error) {
 	switch codec {
 	case "", "null":
 		return raw, nil
 	case "deflate":
-		b, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(raw)), maxBlock+1))
+		b, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(raw)), int64(limit)+1))
 		if err != nil {
 			return nil, fmt.Errorf("avro: deflate block: %w", err)
 		}
-		if len(b) > maxBlock {
-			return nil, fmt.Errorf("avro: a deflate block of more than %d bytes", maxBlock)
+		if len(b) > limit {
+			return nil, fmt.Errorf("avro: the blocks hold more than %d bytes", maxBlock)
 		}
 		return b, nil
 	case "snappy":
 		if len(raw) < 4 {
 			return nil, errors.New("avro: snappy block without its checksum")
 		}
-		if n, err := snappy.DecodedLen(raw[:len(raw)-4]); err != nil || n > maxBlock {
-			return nil, fmt.Errorf("avro: a snappy block of %d bytes (%v)", n, err)
+		if n, err := snappy.DecodedLen(raw[:len(raw)-4]); err != nil || n > limit {
+			return nil, fmt.Errorf("avro: a snappy block of %d bytes (%v); the blocks may hold %d", n, err, maxBlock)
 		}
 		b, err := snappy.Decode(nil, raw[:len(raw)-4])
 		if err != nil {
