@@ -95,6 +95,11 @@ func syncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx 
 	// (a cleaner that removed one changed the digest), and the replay
 	// starts from all of them.
 	err := replayCommits(ctx, fsys, tl, idx, base)
+	if errors.Is(err, errDuplicateKey) {
+		// One location per key cannot follow a key that two file groups
+		// hold: only the latest snapshot tells where it is at the end.
+		return rebuild()
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// A file a commit after wm wrote is gone (cleaned since, or
 		// removed by hand): only the latest snapshot can tell where the
@@ -113,7 +118,7 @@ func replayCommits(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, 
 		latest[groupKey(s.Partition, s.FileID)] = s
 	}
 	for _, in := range tl.CompletedCommits().After(base.AsOf()).Instants() {
-		changes, err := commitChanges(ctx, fsys, tl, in, latest)
+		changes, err := commitChanges(ctx, fsys, tl, idx, in, latest)
 		if err != nil {
 			return fmt.Errorf("catch the record index up on commit %s: %w", in.Time, err)
 		}
@@ -125,11 +130,16 @@ func replayCommits(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, 
 	return nil
 }
 
+// errDuplicateKey reports a replayed commit that wrote a key another live
+// file group holds, as Spark's default, non-global index allows.
+var errDuplicateKey = errors.New("a commit wrote a key that another file group holds")
+
 // commitChanges derives a commit's index changes from its files: the keys of
 // every file it wrote are put, and keys that a rewritten or replaced file
 // group held before and no longer holds are deleted. latest, the latest
-// slice of every live file group, is updated.
-func commitChanges(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, in timeline.Instant, latest map[string]read.FileSlice) (index.ChangeSet, error) {
+// slice of every live file group, is updated. A key put while idx places
+// it in a file group the commit left alone is errDuplicateKey.
+func commitChanges(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx *index.Index, in timeline.Instant, latest map[string]read.FileSlice) (index.ChangeSet, error) {
 	var changes index.ChangeSet
 	var replaced map[string][]string
 	var stats []timeline.WriteStat
@@ -183,6 +193,22 @@ func commitChanges(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, 
 			changes.Puts = append(changes.Puts, index.Put{Key: key, Location: loc})
 		}
 		latest[k] = read.FileSlice{Partition: ws.PartitionPath, FileID: ws.FileID, Instant: in.Time, Path: ws.Path, Size: ws.FileSizeInBytes}
+	}
+	keys := make([]string, len(changes.Puts))
+	for i, p := range changes.Puts {
+		keys[i] = p.Key
+	}
+	matches, err := idx.Tag(ctx, keys)
+	if err != nil {
+		return changes, err
+	}
+	for i, m := range matches {
+		k := groupKey(m.Location.PartitionPath, m.Location.FileID)
+		if m.Found && m.Location != changes.Puts[i].Location && latest[k].Instant != in.Time {
+			if _, live := latest[k]; live {
+				return changes, fmt.Errorf("key %q in %s and %s: %w", keys[i], m.Location, changes.Puts[i].Location, errDuplicateKey)
+			}
+		}
 	}
 	return changes, nil
 }

@@ -501,3 +501,45 @@ func TestFirstIndexOfTableWithArchivedCommits(t *testing.T) {
 	}
 	checkIndex(t, tt)
 }
+
+// TestCatchUpRebuildsOnAKeyTwoGroupsHold checks a table another writer gave
+// two copies of a key (as Spark's default, non-global index does when a
+// record changes partition) and then deleted one of them: the index holds
+// one location per key, so the catch-up rebuilds from the latest snapshot,
+// where the key's remaining copy is, and an upsert of the key updates it
+// rather than inserting another.
+func TestCatchUpRebuildsOnAKeyTwoGroupsHold(t *testing.T) {
+	ctx := context.Background()
+	settings := DefaultSettings()
+	settings.SmallFileLimit = 0
+	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	gen := trips.NewGenerator(22)
+	a := gen.Inserts(5)
+	for i := range a {
+		a[i].PartitionPath = trips.SanFrancisco
+	}
+	tt.write(OpInsert, tripsInput(a))
+	key := a[0]
+	// Another writer, unaware of the first copy, writes the key into
+	// another partition, and yet another deletes that copy.
+	b := gen.Inserts(3)
+	b[0].UUID = key.UUID
+	for i := range b {
+		b[i].PartitionPath = trips.Chennai
+	}
+	writeUnseen(t, tt, otherWriter(t, tt, settings), b)
+	if r, err := otherWriter(t, tt, settings).Write(ctx, OpDelete, tripsInput(b[:1])); err != nil || r.Deleted != 1 {
+		t.Fatalf("delete: %+v, %v", r, err)
+	}
+	if n := countKey(t, tt, key.UUID); n != 1 {
+		t.Fatalf("key is %d times in the snapshot, want 1", n)
+	}
+	res := tt.write(OpUpsert, tripsInput(gen.Updates(a[:1], 1)))
+	if res.Updated != 1 || res.Inserted != 0 {
+		t.Errorf("upsert of the key: %d inserted, %d updated", res.Inserted, res.Updated)
+	}
+	if n := countKey(t, tt, key.UUID); n != 1 {
+		t.Errorf("key is %d times in the latest snapshot", n)
+	}
+	checkIndex(t, tt)
+}
