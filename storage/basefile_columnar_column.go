@@ -58,7 +58,6 @@ type columnarColumn struct {
 	minValue       []byte  // the chunk's least value, in PLAIN encoding
 	maxValue       []byte  // and its greatest
 	hasBounds      bool
-	boundsNaN      bool // the bounds are NaN: no page so far held another float
 	hasNaN         bool // a page of the chunk holds a float NaN
 	unencodedBytes int64
 }
@@ -187,7 +186,7 @@ func (c *columnarColumn) resetChunk() {
 	c.indexer = c.leaf.typ.NewColumnIndexer(limit)
 	c.meta = format.ColumnMetaData{}
 	c.dictPages, c.plainPages, c.numRows, c.unencodedBytes = 0, 0, 0, 0
-	c.minValue, c.maxValue, c.hasBounds, c.boundsNaN, c.hasNaN = nil, nil, false, false, false
+	c.minValue, c.maxValue, c.hasBounds, c.hasNaN = nil, nil, false, false
 	c.dictOn, c.dictChecked = c.canDict, c.leaf.dictionary
 	if c.canDict {
 		c.dict.reset()
@@ -494,14 +493,12 @@ func (c *columnarColumn) indexPage() {
 		return
 	}
 	c.indexer.IndexPage(int64(p.rows), nulls, lo, hi)
-	// A page of NaNs only has NaN bounds; those of the next page that
-	// holds other floats replace them.
-	nan := isNaNValue(lo)
 	switch {
-	case !c.hasBounds || c.boundsNaN && !nan:
+	case c.hasNaN:
+		// The chunk gets no bounds (see writeChunk).
+	case !c.hasBounds:
 		c.minValue, c.maxValue = lo.AppendBytes(c.minValue[:0]), hi.AppendBytes(c.maxValue[:0])
-		c.hasBounds, c.boundsNaN = true, nan
-	case nan:
+		c.hasBounds = true
 	default:
 		if c.compare(lo, c.minValue) < 0 {
 			c.minValue = lo.AppendBytes(c.minValue[:0])
@@ -510,17 +507,6 @@ func (c *columnarColumn) indexPage() {
 			c.maxValue = hi.AppendBytes(c.maxValue[:0])
 		}
 	}
-}
-
-// isNaNValue tells whether v is a float or double NaN.
-func isNaNValue(v parquet.Value) bool {
-	switch v.Kind() {
-	case parquet.Float:
-		return math.IsNaN(float64(v.Float()))
-	case parquet.Double:
-		return math.IsNaN(v.Double())
-	}
-	return false
 }
 
 // compare compares v to the PLAIN encoding of a value of the column, in

@@ -278,6 +278,17 @@ func checkPageIndexes(t *testing.T, path string) {
 	}
 }
 
+// isNaNValue tells whether v is a float or double NaN.
+func isNaNValue(v parquet.Value) bool {
+	switch v.Kind() {
+	case parquet.Float:
+		return math.IsNaN(float64(v.Float()))
+	case parquet.Double:
+		return math.IsNaN(v.Double())
+	}
+	return false
+}
+
 // readColumnIndex decodes the column index of chunk from the file's data,
 // or returns an empty one for a chunk without: parquet-go reads no column
 // index of a file whose first chunk has none.
