@@ -880,11 +880,20 @@ func numericRank(t *Type) int {
 	return rankNone
 }
 
+// WideningRank is t's place on the chain schema evolution widens numbers
+// along, int -> long -> float -> double, from 1; 0 for any other type.
+func WideningRank(t *Type) int {
+	if r := numericRank(t); r < rankDecimal {
+		return r
+	}
+	return 0
+}
+
 // Widens reports whether a column of type from widens to type to along
-// the chain schema evolution allows, int -> long -> float -> double.
+// that chain.
 func Widens(from, to *Type) bool {
-	rf, rt := numericRank(from), numericRank(to)
-	return rf != rankNone && rf < rt && rt < rankDecimal
+	rf := WideningRank(from)
+	return rf > 0 && rf < WideningRank(to)
 }
 
 // isComplex reports whether t holds values made of others.

@@ -74,24 +74,6 @@ func intToLong(from, to *storage.Type) bool {
 	return plain(from, storage.KindInt) && plain(to, storage.KindLong)
 }
 
-// numericRank orders the widening chain; 0 means not on it.
-func numericRank(t *storage.Type) int {
-	if t.Logical != storage.LogicalNone {
-		return 0
-	}
-	switch t.Kind {
-	case storage.KindInt:
-		return 1
-	case storage.KindLong:
-		return 2
-	case storage.KindFloat:
-		return 3
-	case storage.KindDouble:
-		return 4
-	}
-	return 0
-}
-
 // widen returns the table column type that holds both the table's values
 // and the input's: table itself when the input type is the same or narrower,
 // a wider numeric type, or an error.
@@ -99,7 +81,7 @@ func widen(table, in *storage.Type) (*storage.Type, error) {
 	if sameShape(table, in) {
 		return table, nil
 	}
-	rt, ri := numericRank(table), numericRank(in)
+	rt, ri := storage.WideningRank(table), storage.WideningRank(in)
 	switch {
 	case rt > 0 && ri > 0 && ri <= rt:
 		return table, nil
@@ -150,7 +132,7 @@ func canConvert(to, in *storage.Type) bool {
 	if sameShape(to, in) {
 		return true
 	}
-	rt, ri := numericRank(to), numericRank(in)
+	rt, ri := storage.WideningRank(to), storage.WideningRank(in)
 	return rt > 0 && ri > 0 && ri <= rt
 }
 
@@ -274,7 +256,7 @@ func (c *rowConverter) convertRow(row []any) ([]any, error) {
 // converter returns the function turning values of type in into values of
 // type to, or nil when they need no change.
 func converter(to, in *storage.Type) (func(any) (any, error), error) {
-	rt, ri := numericRank(to), numericRank(in)
+	rt, ri := storage.WideningRank(to), storage.WideningRank(in)
 	if rt > 0 && ri > 0 {
 		if rt == ri {
 			return nil, nil
