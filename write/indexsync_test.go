@@ -395,9 +395,7 @@ func tableWithLateWriter(t *testing.T) (tt *testTable, gen *trips.Generator, beh
 // timeline: the number of completed commits at or before the watermark is
 // unchanged, but the files are not, and the catch-up must see it.
 func TestSyncIndexLateCommitOlderThanMany(t *testing.T) {
-	settings := DefaultSettings()
-	settings.SmallFileLimit = 0
-	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	tt, settings := tableWithoutSmallFiles(t)
 	gen := trips.NewGenerator(15)
 	h0 := tt.write(OpInsert, tripsInput(gen.Inserts(10)))
 	start, err := timeline.ParseInstantTime(h0.Instant)
@@ -437,9 +435,7 @@ func TestSyncIndexLateCommitOlderThanMany(t *testing.T) {
 // would otherwise make every catch-up do.
 func TestSyncIndexReplaysAfterACleanOfOldSlices(t *testing.T) {
 	ctx := context.Background()
-	settings := DefaultSettings()
-	settings.SmallFileLimit = 0
-	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	tt, settings := tableWithoutSmallFiles(t)
 	gen := trips.NewGenerator(16)
 	initial := gen.Inserts(30)
 	first := tt.write(OpInsert, tripsInput(initial))
@@ -477,9 +473,7 @@ func TestSyncIndexReplaysAfterACleanOfOldSlices(t *testing.T) {
 // upsert of them updates rather than inserts second copies.
 func TestFirstIndexOfTableWithArchivedCommits(t *testing.T) {
 	ctx := context.Background()
-	settings := DefaultSettings()
-	settings.SmallFileLimit = 0
-	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	tt, settings := tableWithoutSmallFiles(t)
 	gen := trips.NewGenerator(21)
 	other := otherWriter(t, tt, settings)
 	first := gen.Inserts(10)
@@ -492,14 +486,7 @@ func TestFirstIndexOfTableWithArchivedCommits(t *testing.T) {
 	}
 	archive(t, tt.fsys, s1.Instant)
 
-	res := tt.write(OpUpsert, tripsInput(gen.Updates(first, 10)))
-	if res.Updated != 10 || res.Inserted != 0 {
-		t.Errorf("upsert of the 10 keys of the archived commit: %d inserted, %d updated", res.Inserted, res.Updated)
-	}
-	if n := countKey(t, tt, first[0].UUID); n != 1 {
-		t.Errorf("key %s is %d times in the latest snapshot", first[0].UUID, n)
-	}
-	checkIndex(t, tt)
+	checkUpsertUpdates(t, tt, gen.Updates(first, 10))
 }
 
 // TestCatchUpRebuildsOnAKeyTwoGroupsHold checks a table another writer gave
@@ -510,9 +497,7 @@ func TestFirstIndexOfTableWithArchivedCommits(t *testing.T) {
 // rather than inserting another.
 func TestCatchUpRebuildsOnAKeyTwoGroupsHold(t *testing.T) {
 	ctx := context.Background()
-	settings := DefaultSettings()
-	settings.SmallFileLimit = 0
-	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	tt, settings := tableWithoutSmallFiles(t)
 	gen := trips.NewGenerator(22)
 	a := gen.Inserts(5)
 	for i := range a {
@@ -534,12 +519,31 @@ func TestCatchUpRebuildsOnAKeyTwoGroupsHold(t *testing.T) {
 	if n := countKey(t, tt, key.UUID); n != 1 {
 		t.Fatalf("key is %d times in the snapshot, want 1", n)
 	}
-	res := tt.write(OpUpsert, tripsInput(gen.Updates(a[:1], 1)))
-	if res.Updated != 1 || res.Inserted != 0 {
-		t.Errorf("upsert of the key: %d inserted, %d updated", res.Inserted, res.Updated)
+	checkUpsertUpdates(t, tt, gen.Updates(a[:1], 1))
+}
+
+// tableWithoutSmallFiles returns a trips table, and the settings of its
+// writer, that puts new records in new file groups only.
+func tableWithoutSmallFiles(t *testing.T) (*testTable, Settings) {
+	t.Helper()
+	settings := DefaultSettings()
+	settings.SmallFileLimit = 0
+	return newTripsTable(t, storage.MergeEventTime, settings), settings
+}
+
+// checkUpsertUpdates upserts updates, new versions of stored records, and
+// checks that every one updates its record, each key is once in the
+// latest snapshot, and the index matches the table.
+func checkUpsertUpdates(t *testing.T, tt *testTable, updates []trips.Trip) {
+	t.Helper()
+	res := tt.write(OpUpsert, tripsInput(updates))
+	if res.Updated != int64(len(updates)) || res.Inserted != 0 {
+		t.Errorf("upsert of %d stored keys: %d inserted, %d updated", len(updates), res.Inserted, res.Updated)
 	}
-	if n := countKey(t, tt, key.UUID); n != 1 {
-		t.Errorf("key is %d times in the latest snapshot", n)
+	for _, u := range updates {
+		if n := countKey(t, tt, u.UUID); n != 1 {
+			t.Errorf("key %s is %d times in the latest snapshot", u.UUID, n)
+		}
 	}
 	checkIndex(t, tt)
 }
