@@ -81,10 +81,7 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 	if err != nil {
 		return err
 	}
-	if err := c.ensurePartitions(ctx, tasks); err != nil {
-		return err
-	}
-	if c.results, err = runTasks(ctx, env, tasks, 0); err != nil {
+	if c.results, err = c.writeFiles(ctx, env, tasks, 0); err != nil {
 		return err
 	}
 	// Moves decided by the event-time merge go to their new partitions.
@@ -100,10 +97,7 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 			movedPlan.newInserts[r.partition] = append(movedPlan.newInserts[r.partition], r)
 		}
 		moveTasks := c.w.assignInserts(movedPlan, &read.View{}, c.w.settings.RecordSizeEstimate, true, nil)
-		if err := c.ensurePartitions(ctx, moveTasks); err != nil {
-			return err
-		}
-		more, err := runTasks(ctx, env, moveTasks, len(tasks))
+		more, err := c.writeFiles(ctx, env, moveTasks, len(tasks))
 		if err != nil {
 			return err
 		}
@@ -134,23 +128,26 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 }
 
 // prepareIndex starts preparing the index changes of the write on their
-// own goroutine, when the plan fixes them, so that they are made while the
-// files are written and the commit's end only ingests them. It returns a
-// function that waits for it, having cancelled it if the write failed.
-// c.prepared is then the result, or nil if the changes are not planned or
-// could not be prepared (finish then applies them as usual, and reports
-// the failure if it happens again).
+// own goroutine, when the plan fixes them (see plannedChanges), so that
+// they are gathered and made while the files are written and the commit's
+// end only ingests them. It returns a function that waits for it, having
+// cancelled it if the write failed. c.planned is then the changes, and
+// c.prepared them prepared, or nil if the changes are not planned or could
+// not be prepared (finish then applies them as usual, and reports the
+// failure if it happens again).
 func (c *commit) prepareIndex(ctx context.Context, tasks []*fileGroupTask) (stop func(failed bool)) {
-	changes, ok := plannedChanges(c.op, tasks)
-	if !ok {
+	if c.op != OpInsert && c.op != OpBulkInsert {
 		return func(bool) {}
 	}
-	c.planned = &changes
+	// Set now, filled in by the goroutine: the tasks need only know that
+	// the changes are planned.
+	c.planned = new(index.ChangeSet)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if p, err := c.idx.Prepare(ctx, c.instant.Time, changes); err == nil {
+		*c.planned = plannedChanges(tasks)
+		if p, err := c.idx.Prepare(ctx, c.instant.Time, *c.planned); err == nil {
 			c.prepared = p
 		}
 	}()
@@ -166,12 +163,9 @@ func (c *commit) prepareIndex(ctx context.Context, tasks []*fileGroupTask) (stop
 // plannedChanges returns the index changes of an insert or a bulk insert,
 // which the plan fixes: each new record goes into the file group its task
 // writes, in the order the tasks write them, and nothing else changes (an
-// insert refuses or skips keys the table holds). For other operations the
-// merge decides, and it reports false.
-func plannedChanges(op Operation, tasks []*fileGroupTask) (index.ChangeSet, bool) {
-	if op != OpInsert && op != OpBulkInsert {
-		return index.ChangeSet{}, false
-	}
+// insert refuses or skips keys the table holds). The tasks only read the
+// records meanwhile. For other operations the merge decides the changes.
+func plannedChanges(tasks []*fileGroupTask) index.ChangeSet {
 	n := 0
 	for _, t := range tasks {
 		n += len(t.inserts)
@@ -183,7 +177,7 @@ func plannedChanges(op Operation, tasks []*fileGroupTask) (index.ChangeSet, bool
 			puts = append(puts, index.Put{Key: r.key, Location: loc})
 		}
 	}
-	return index.ChangeSet{Puts: puts}, true
+	return index.ChangeSet{Puts: puts}
 }
 
 // completedDespite reports whether the instant's completed file exists and
@@ -233,6 +227,37 @@ func (c *commit) taskEnv() (*taskEnv, error) {
 		}
 	}
 	return env, nil
+}
+
+// writeFiles writes the files of the tasks (see runTasks), numbered from
+// firstTaskNo on, and meanwhile the metadata files of the partitions they
+// create, whose syncs would otherwise leave the cores idle before the files
+// are begun. The first failure of either stops the other.
+func (c *commit) writeFiles(ctx context.Context, env *taskEnv, tasks []*fileGroupTask, firstTaskNo int) ([]taskResult, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	partitionsDone := make(chan error, 1)
+	go func() {
+		err := c.ensurePartitions(ctx, tasks)
+		if err != nil {
+			cancel()
+		}
+		partitionsDone <- err
+	}()
+	results, err := runTasks(ctx, env, tasks, firstTaskNo)
+	if err != nil {
+		cancel()
+	}
+	partitionsErr := <-partitionsDone
+	switch {
+	case err != nil && !errors.Is(err, context.Canceled):
+		return nil, err
+	case partitionsErr != nil:
+		return nil, partitionsErr
+	case err != nil:
+		return nil, err
+	}
+	return results, nil
 }
 
 // ensurePartitions writes the metadata file of every partition the tasks
