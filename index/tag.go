@@ -12,6 +12,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
+	"github.com/hoodie-dev/hoodie/internal/prefetch"
 	"github.com/hoodie-dev/hoodie/internal/radix"
 )
 
@@ -117,8 +118,15 @@ func sortKeys(keys []string, workers int) *tagKeys {
 	}
 	tk.buf = make([]byte, tk.starts[n])
 	inParallel(n, workers, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			appendRecordKey(tk.buf[tk.starts[i]:tk.starts[i]:tk.starts[i+1]], keys[i])
+		// The keys come in the order of the records, not of their memory:
+		// loading a block of them first made a 1M-key bulk load 15 to 20%
+		// faster (BenchmarkApplyBulkLoad/order=runs/path=ingest).
+		for block := lo; block < hi; block += prefetchBlock {
+			end := min(block+prefetchBlock, hi)
+			prefetch.Strings(keys[block:end])
+			for i := block; i < end; i++ {
+				appendRecordKey(tk.buf[tk.starts[i]:tk.starts[i]:tk.starts[i+1]], keys[i])
+			}
 		}
 	})
 	if runs := tk.ascendingRuns(maxMergedRuns); runs != nil {
@@ -144,6 +152,9 @@ func sortKeys(keys []string, workers int) *tagKeys {
 	radix.SortParallel(tk.sorted, make([]keyHead, n), tk.comparePos, workers)
 	return tk
 }
+
+// prefetchBlock is how many keys sortKeys loads ahead of encoding them.
+const prefetchBlock = 256
 
 // maxMergedRuns is the most ascending runs of keys that sortKeys merges
 // rather than sorting. A write's changes come a file group at a time, each
