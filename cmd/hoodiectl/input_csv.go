@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -15,7 +13,8 @@ import (
 
 // decodeCSV reads CSV (RFC 4180): a header line naming the columns, then one
 // record per row, each with as many fields as the header. Fields are untyped
-// text, an empty field is null.
+// text, an empty field is null. A quoted field keeps its bytes exactly, line
+// ends ("\r\n" too) included (see csvReader).
 func decodeCSV(ctx context.Context, r io.Reader, name string, table *storage.Schema) (*write.Input, error) {
 	return decodeCSVBlocks(ctx, r, name, table, csvBlockSize)
 }
@@ -30,30 +29,28 @@ const csvBlockSize = 4 << 20
 func decodeCSVBlocks(ctx context.Context, r io.Reader, name string, table *storage.Schema, blockSize int) (*write.Input, error) {
 	blocks := &blockReader{r: newTextReader(ctx, r, 4096), size: blockSize, line: 1, quotes: true}
 	first := blocks.next(nil)
-	cr := csv.NewReader(bytes.NewReader(first.data))
-	header, err := cr.Read()
-	for err == io.EOF && first.err == nil { // a block of blank lines before the header
+	cr := newCSVReader(first.data)
+	header, perr := cr.read()
+	for header == nil && perr == nil && first.err == nil { // a block of blank lines before the header
 		first = blocks.next(first.data)
-		cr = csv.NewReader(bytes.NewReader(first.data))
-		header, err = cr.Read()
+		cr = newCSVReader(first.data)
+		header, perr = cr.read()
 	}
 	switch {
-	case err == io.EOF && first.err != io.EOF:
+	case perr != nil:
+		return nil, csvError(name, perr, first.line)
+	case header == nil && first.err != io.EOF:
 		return nil, fmt.Errorf("%s: read: %w", name, first.err)
-	case err == io.EOF:
+	case header == nil:
 		return nil, fmt.Errorf("%s: no records", name)
-	case err != nil:
-		return nil, csvError(name, err, 0, 0, first.line-1)
 	}
 	all := &blockRecords{inf: newCSVInferrer(table)}
 	if _, _, err := csvColumns(all.inf, header); err != nil {
-		line, _ := cr.FieldPos(0)
-		return nil, recordError(name, first.line-1+line, err)
+		return nil, recordError(name, first.line-1+cr.start, err)
 	}
 	// The records start after the header.
-	off := cr.InputOffset()
-	first.line += bytes.Count(first.data[:off], []byte{'\n'})
-	first.data = first.data[off:]
+	first.line += cr.line - 1
+	first.data = first.data[cr.pos:]
 	decodeInto := func(recs *blockRecords, b lineBlock) error {
 		d, err := newCSVDecoder(recs, header)
 		if err == nil {
@@ -108,19 +105,19 @@ func newCSVDecoder(recs *blockRecords, header []string) (*csvDecoder, error) {
 // decode adds the records of block b to d.blockRecords. An error names the
 // input name and the line.
 func (d *csvDecoder) decode(name string, b lineBlock) error {
-	cr := csv.NewReader(bytes.NewReader(b.data))
-	cr.ReuseRecord = true
-	cr.FieldsPerRecord = d.width
+	cr := newCSVReader(b.data)
 	for {
-		fields, err := cr.Read()
-		if err == io.EOF {
+		fields, perr := cr.read()
+		if perr != nil {
+			return csvError(name, perr, b.line)
+		}
+		if fields == nil {
 			return nil
 		}
-		if err != nil {
-			return csvError(name, err, len(fields), d.width, b.line-1)
+		line := b.line - 1 + cr.start
+		if len(fields) != d.width {
+			return recordError(name, line, fmt.Errorf("the header has %d fields, this record %d", d.width, len(fields)))
 		}
-		line, _ := cr.FieldPos(0)
-		line += b.line - 1
 		row := make([]any, d.numCols)
 		for i, f := range fields {
 			if d.cols[i] >= 0 && f != "" {
@@ -156,16 +153,8 @@ func csvColumns(inf *storage.Inferrer, header []string) (cols []int, n int, err 
 	return cols, n, nil
 }
 
-// csvError describes an error reading a CSV record of n fields; width is
-// the header's field count, and lines the number of lines of the input
-// before those the csv.Reader read.
-func csvError(name string, err error, n, width, lines int) error {
-	var pe *csv.ParseError
-	switch {
-	case !errors.As(err, &pe):
-		return fmt.Errorf("%s: read: %w", name, err)
-	case errors.Is(pe.Err, csv.ErrFieldCount):
-		return recordError(name, lines+pe.StartLine, fmt.Errorf("the header has %d fields, this record %d", width, n))
-	}
-	return recordError(name, lines+pe.Line, fmt.Errorf("invalid CSV at column %d: %w", pe.Column, pe.Err))
+// csvError reports pe, the error of a csvReader reading text of input name
+// that starts on line first.
+func csvError(name string, pe *csv.ParseError, first int) error {
+	return recordError(name, first-1+pe.Line, fmt.Errorf("invalid CSV at column %d: %w", pe.Column, pe.Err))
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/hoodie-dev/hoodie/storage"
@@ -16,6 +18,8 @@ import (
 
 // decodeJSONL reads JSON lines: one JSON object per line, blank lines
 // skipped. Members keep their order, which gives the order of the columns.
+// Strings must be valid text: invalid UTF-8 and lone surrogate escapes are
+// refused, not replaced (see jsonParser.str).
 func decodeJSONL(ctx context.Context, r io.Reader, name string, table *storage.Schema) (*write.Input, error) {
 	return decodeJSONLBlocks(ctx, r, name, table, jsonlBlockSize)
 }
@@ -132,7 +136,7 @@ func (d *jsonlDecoder) record(line []byte, lineNo int) ([]any, error) {
 			}
 			v, err := p.value(1)
 			if err != nil {
-				return nil, err
+				return nil, inside(err, string(key))
 			}
 			if col >= 0 {
 				if d.setOn[col] == lineNo {
@@ -211,7 +215,8 @@ const maxJSONDepth = 1000
 const maxInternedKeys = 10000
 
 // jsonParser parses JSON text into loose values (see storage.CoerceValue):
-// objects keep their members' order, numbers are json.Number.
+// objects keep their members' order, numbers are json.Number, and strings
+// are valid UTF-8 text, as in the input.
 type jsonParser struct {
 	data []byte
 	pos  int
@@ -261,6 +266,9 @@ func (p *jsonParser) member() ([]byte, error) {
 		return nil, p.unexpected("a member name")
 	}
 	key, err := p.str()
+	if te, ok := err.(*textError); ok {
+		te.name = true
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +328,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 		}
 		v, err := p.value(depth)
 		if err != nil {
-			return nil, err
+			return nil, inside(err, string(key))
 		}
 		o.Names = append(o.Names, p.intern(key))
 		o.Values = append(o.Values, v)
@@ -352,10 +360,10 @@ func (p *jsonParser) array(depth int) (any, error) {
 		p.pos++
 		return a, nil
 	}
-	for {
+	for i := 0; ; i++ {
 		v, err := p.value(depth)
 		if err != nil {
-			return nil, err
+			return nil, inside(err, "["+strconv.Itoa(i)+"]")
 		}
 		a = append(a, v)
 		if done, err := p.next(']'); done || err != nil {
@@ -374,7 +382,9 @@ var strSpecial = func() (t [256]bool) {
 }()
 
 // str reads a string and returns its content. The content aliases p.data
-// unless the string holds escapes or invalid UTF-8.
+// unless the string holds escapes. A string that is not valid text, with
+// invalid UTF-8 or an escaped UTF-16 surrogate that is not half of a pair,
+// is a *textError: encoding/json would silently make it U+FFFD.
 func (p *jsonParser) str() ([]byte, error) {
 	start := p.pos
 	escaped, ascii := false, true
@@ -389,17 +399,13 @@ func (p *jsonParser) str() ([]byte, error) {
 		case c == '"':
 			p.pos = i + 1
 			content := p.data[start+1 : i]
-			if !escaped && (ascii || utf8.Valid(content)) {
+			if !ascii && !utf8.Valid(content) {
+				return nil, p.invalidUTF8(start + 1)
+			}
+			if !escaped {
 				return content, nil
 			}
-			// Escapes and invalid UTF-8 (which becomes U+FFFD) are
-			// rare: encoding/json decodes them.
-			var s string
-			if err := json.Unmarshal(p.data[start:p.pos], &s); err != nil {
-				p.pos = start
-				return nil, fmt.Errorf("invalid JSON at column %d: bad escape in string", utf8.RuneCount(p.data[:start])+1)
-			}
-			return []byte(s), nil
+			return p.unescape(start)
 		case c == '\\':
 			escaped = true
 			i++
@@ -412,6 +418,151 @@ func (p *jsonParser) str() ([]byte, error) {
 	}
 	p.pos = len(p.data)
 	return nil, p.unexpected(`'"'`)
+}
+
+// invalidUTF8 returns the *textError of the first byte that is not UTF-8
+// in p.data from offset from, which has one.
+func (p *jsonParser) invalidUTF8(from int) error {
+	i := from
+	for {
+		r, size := utf8.DecodeRune(p.data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		i += size
+	}
+	return &textError{column: p.column(i), cause: fmt.Sprintf("invalid UTF-8 (byte %#02x)", p.data[i])}
+}
+
+// column returns the column of offset i of the line, counted in runes from
+// 1, as the errors of p name it.
+func (p *jsonParser) column(i int) int { return utf8.RuneCount(p.data[:i]) + 1 }
+
+// unescape returns the content of the string at offset start up to p.pos,
+// whose escapes it decodes. Its bytes are valid UTF-8 (str checked them).
+func (p *jsonParser) unescape(start int) ([]byte, error) {
+	content := p.data[start+1 : p.pos-1]
+	out := make([]byte, 0, len(content))
+	for len(content) > 0 {
+		i := bytes.IndexByte(content, '\\')
+		if i < 0 {
+			return append(out, content...), nil
+		}
+		out, content = append(out, content[:i]...), content[i:]
+		if len(content) < 2 {
+			return nil, p.badEscape(start)
+		}
+		c := content[1]
+		if c != 'u' {
+			e := jsonEscapes[c]
+			if e == 0 {
+				return nil, p.badEscape(start)
+			}
+			out, content = append(out, e), content[2:]
+			continue
+		}
+		r, ok := hex4(content[2:])
+		if !ok {
+			return nil, p.badEscape(start)
+		}
+		n := 6 // the length of the escape
+		if utf16.IsSurrogate(r) {
+			// A high surrogate, then an escaped low one, make a pair.
+			if r, n = pairedSurrogate(r, content[n:]); n == 0 {
+				at := p.pos - 1 - len(content)
+				return nil, &textError{column: p.column(at), cause: "lone UTF-16 surrogate " + string(content[:6])}
+			}
+		}
+		out, content = utf8.AppendRune(out, r), content[n:]
+	}
+	return out, nil
+}
+
+// pairedSurrogate returns the rune of the surrogate pair whose first half
+// is r, an escaped surrogate, and whose second half is the escape that rest
+// starts with, and the length of the two escapes; 0 if r is not a high
+// surrogate or rest does not start with an escaped low one.
+func pairedSurrogate(r rune, rest []byte) (rune, int) {
+	if r >= 0xdc00 || len(rest) < 6 || rest[0] != '\\' || rest[1] != 'u' {
+		return 0, 0
+	}
+	low, ok := hex4(rest[2:])
+	if !ok || low < 0xdc00 || low > 0xdfff {
+		return 0, 0
+	}
+	return utf16.DecodeRune(r, low), 12
+}
+
+// hex4 returns the value of the 4 hexadecimal digits b starts with, and
+// whether it starts with 4.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// jsonEscapes maps the byte after a backslash to the byte it stands for, 0
+// for those that start no escape ('u' is decoded apart).
+var jsonEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// badEscape returns the error of the string at offset start, which holds an
+// escape that JSON does not have.
+func (p *jsonParser) badEscape(start int) error {
+	p.pos = start
+	return fmt.Errorf("invalid JSON at column %d: bad escape in string", p.column(start))
+}
+
+// textError is a JSON string, a value or a member name, that is not valid
+// text. The path of members and elements to it is collected, innermost
+// first, as the error travels up.
+type textError struct {
+	column int      // the column of the problem in the line (see jsonParser.column)
+	cause  string   // the problem
+	name   bool     // the string is a member name
+	path   []string // member names and array indexes "[i]", innermost first
+}
+
+func (e *textError) Error() string {
+	what := "string"
+	if e.name {
+		what = "member name"
+	}
+	msg := fmt.Sprintf("%s in a %s at column %d", e.cause, what, e.column)
+	if len(e.path) == 0 {
+		return msg
+	}
+	var b strings.Builder
+	for i := len(e.path) - 1; i >= 0; i-- {
+		if i < len(e.path)-1 && !strings.HasPrefix(e.path[i], "[") {
+			b.WriteByte('.')
+		}
+		b.WriteString(e.path[i])
+	}
+	return fmt.Sprintf("member %q: %s", b.String(), msg)
+}
+
+// inside adds elem, a member name or an array index "[i]", to the path of
+// err if it is a *textError, and returns err.
+func inside(err error, elem string) error {
+	if te, ok := err.(*textError); ok {
+		te.path = append(te.path, elem)
+	}
+	return err
 }
 
 // number reads a number in JSON syntax.
