@@ -160,7 +160,7 @@ func rollbackPending(ctx context.Context, fsys storage.FS, in timeline.Instant) 
 			return fmt.Errorf("roll back %s: remove %s: %w", in, f, err)
 		}
 	}
-	if err := removeCreatedPartitions(ctx, fsys, in.Time); err != nil {
+	if err := removeCreatedPartitions(ctx, fsys, in.Time, files); err != nil {
 		return fmt.Errorf("roll back %s: %w", in, err)
 	}
 	if err := fsys.RemoveAll(ctx, markerFolder(in.Time)); err != nil {
@@ -173,12 +173,16 @@ func rollbackPending(ctx context.Context, fsys storage.FS, in timeline.Instant) 
 }
 
 // removeCreatedPartitions removes the partitions that the write of instant
-// created and left empty once its files are gone: their folders hold
-// nothing but the partition metadata file, which names instant as the
-// commit that created the partition. Emptied parent folders go too, so the
-// table's folders are as they were before the write. A partition that
-// holds anything else (a file another writer put there) stays.
-func removeCreatedPartitions(ctx context.Context, fsys storage.FS, instant string) error {
+// created and left empty once its files, removed, are gone: their folders
+// hold nothing but the partition metadata file, which names instant as the
+// commit that created the partition; and the folders of removed files that
+// hold nothing at all, since a write creates a partition's folder with its
+// first file, which may come before the partition's metadata file (the two
+// are written at once), or without it if the write stopped first. Emptied
+// parent folders go too, so the table's folders are as they were before
+// the write. A partition that holds anything else (a file another writer
+// put there) stays.
+func removeCreatedPartitions(ctx context.Context, fsys storage.FS, instant string, removed []string) error {
 	partitions, err := read.ListPartitions(ctx, fsys)
 	if err != nil {
 		return err
@@ -204,20 +208,40 @@ func removeCreatedPartitions(ctx context.Context, fsys storage.FS, instant strin
 		if err := fsys.RemoveAll(ctx, part); err != nil {
 			return fmt.Errorf("remove partition %q: %w", part, err)
 		}
-		for dir := path.Dir(part); dir != "."; dir = path.Dir(dir) {
-			entries, err := fsys.ReadDir(ctx, dir)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // a file system without empty folders
+		if err := removeEmptyFolders(ctx, fsys, path.Dir(part)); err != nil {
+			return err
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range removed {
+		if dir := path.Dir(f); !seen[dir] {
+			seen[dir] = true
+			if err := removeEmptyFolders(ctx, fsys, dir); err != nil {
+				return err
 			}
-			if err != nil {
-				return fmt.Errorf("list folder %q: %w", dir, err)
-			}
-			if len(entries) > 0 {
-				break
-			}
-			if err := fsys.RemoveAll(ctx, dir); err != nil {
-				return fmt.Errorf("remove folder %q: %w", dir, err)
-			}
+		}
+	}
+	return nil
+}
+
+// removeEmptyFolders removes dir if it holds nothing, then each parent
+// folder that holds nothing once its child is gone, up to the base path,
+// which stays. Folders that do not exist (on a file system without empty
+// folders) are passed over.
+func removeEmptyFolders(ctx context.Context, fsys storage.FS, dir string) error {
+	for ; dir != "." && dir != "" && dir != "/"; dir = path.Dir(dir) {
+		entries, err := fsys.ReadDir(ctx, dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("list folder %q: %w", dir, err)
+		}
+		if len(entries) > 0 {
+			return nil
+		}
+		if err := fsys.RemoveAll(ctx, dir); err != nil {
+			return fmt.Errorf("remove folder %q: %w", dir, err)
 		}
 	}
 	return nil

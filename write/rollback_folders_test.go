@@ -1,0 +1,90 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// errPartitionMetadata is the failure partitionMetadataFailingFS injects.
+var errPartitionMetadata = errors.New("injected: the partition metadata write failed")
+
+// partitionMetadataFailingFS fails every write of a partition metadata
+// file, once the first base file of the write has been created (or after
+// a second): the write's files and its partitions' folders then exist
+// without the metadata, as when a slow store fails it.
+type partitionMetadataFailingFS struct {
+	storage.FS
+	once    sync.Once
+	created chan struct{}
+}
+
+func (f *partitionMetadataFailingFS) Create(ctx context.Context, name string) (io.WriteCloser, error) {
+	w, err := f.FS.Create(ctx, name)
+	if strings.HasSuffix(name, ".parquet") {
+		f.once.Do(func() { close(f.created) })
+	}
+	return w, err
+}
+
+func (f *partitionMetadataFailingFS) CreateIfAbsent(ctx context.Context, name string, data []byte) error {
+	if !strings.HasSuffix(name, storage.PartitionMetadataFile) {
+		return f.FS.CreateIfAbsent(ctx, name, data)
+	}
+	select {
+	case <-f.created:
+	case <-time.After(time.Second):
+	}
+	return errPartitionMetadata
+}
+
+func (f *partitionMetadataFailingFS) TryLock(ctx context.Context, name string) (func() error, error) {
+	return f.FS.(storage.Locker).TryLock(ctx, name)
+}
+
+// TestFailedWriteLeavesNoPartitionFolders checks that a write whose
+// partition metadata fails while its files are being written leaves no
+// folder behind: its files create their partitions' folders before the
+// metadata, which the rollback cannot then find the partitions by.
+func TestFailedWriteLeavesNoPartitionFolders(t *testing.T) {
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	fsys := &partitionMetadataFailingFS{FS: tt.fsys, created: make(chan struct{})}
+	w := newTestWriter(fsys, tt.dir, Settings{})
+	_, err := w.Write(context.Background(), OpInsert, tripsInput(trips.NewGenerator(1).Inserts(30)))
+	if !errors.Is(err, errPartitionMetadata) {
+		t.Fatalf("write: %v, want the injected error", err)
+	}
+	var left []string
+	err = filepath.WalkDir(tt.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(tt.dir, p)
+		if err != nil {
+			return err
+		}
+		switch rel {
+		case storage.MetaFolder:
+			return filepath.SkipDir
+		case ".":
+			return nil
+		}
+		left = append(left, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("the rolled back write left %v in the table folder", left)
+	}
+}
