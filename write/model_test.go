@@ -104,6 +104,7 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 			switch {
 			case op == OpInsert || op == OpBulkInsert:
 				pickExisting = len(existing) > 0 && rng.IntN(20) == 0 // a rare duplicate: refused
+				r.deleted = rng.IntN(15) == 0                         // skipped, even as a duplicate
 			case op == OpUpsert:
 				r.deleted = rng.IntN(10) == 0
 			}
@@ -188,6 +189,9 @@ func applyModel(model map[string]modelRecord, op Operation, mode storage.MergeMo
 		stored, exists := model[k]
 		switch op {
 		case OpInsert, OpBulkInsert:
+			if r.deleted {
+				continue // nothing to insert
+			}
 			if exists {
 				return nil, true
 			}

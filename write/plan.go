@@ -131,6 +131,12 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 		}
 		switch op {
 		case OpInsert, OpBulkInsert:
+			if r.deleted {
+				// Marked deleted: nothing to insert, whether the key
+				// exists or not.
+				p.skipped++
+				continue
+			}
 			if m.Found {
 				if w.settings.DropDuplicates {
 					p.skipped++

@@ -24,8 +24,10 @@ type Operation int
 // The write operations of the hoodiectl contract.
 const (
 	// OpInsert adds records whose keys are new, filling small file groups.
+	// Records whose _hoodie_is_deleted is true are skipped.
 	OpInsert Operation = iota + 1
 	// OpBulkInsert adds records whose keys are new into new file groups.
+	// Records whose _hoodie_is_deleted is true are skipped.
 	OpBulkInsert
 	// OpUpsert inserts new keys and updates existing ones.
 	OpUpsert
@@ -348,8 +350,10 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, n
 			return nil, nil, fmt.Errorf("precombine column %q: %w", f, err)
 		}
 	}
+	// A record whose _hoodie_is_deleted is true deletes its key in an
+	// upsert, and is not written by an insert, as Hudi's insert drops it.
 	isDeleted := -1
-	if op == OpUpsert {
+	if !deletesOnly {
 		isDeleted = schema.FieldIndex(IsDeletedColumn)
 	}
 	// Converting rows and computing keys is independent per row: it runs
