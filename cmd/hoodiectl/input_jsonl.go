@@ -24,6 +24,9 @@ func decodeJSONL(ctx context.Context, r io.Reader, name string, table *storage.S
 	return decodeJSONLBlocks(ctx, r, name, table, jsonlBlockSize)
 }
 
+// jsonSpace is the whitespace JSON allows around a value within a line.
+const jsonSpace = " \t\r"
+
 // jsonlBlockSize is the size of the blocks of lines that decodeJSONL decodes
 // in parallel.
 const jsonlBlockSize = 4 << 20
@@ -91,7 +94,9 @@ func (d *jsonlDecoder) decode(name string, b lineBlock) error {
 		} else {
 			data = nil
 		}
-		if line = bytes.TrimSpace(line); len(line) == 0 {
+		// JSON's whitespace only: bytes.TrimSpace would also take Unicode
+		// spaces (U+00A0, U+0085) and \v, \f, which are not JSON.
+		if line = bytes.Trim(line, jsonSpace); len(line) == 0 {
 			continue
 		}
 		row, err := d.record(line, lineNo)

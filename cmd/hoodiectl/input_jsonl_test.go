@@ -70,6 +70,25 @@ func TestDecodeJSONLRefusesInvalidText(t *testing.T) {
 	}
 }
 
+// TestDecodeJSONLTrimsJSONSpaceOnly checks that a line may have JSON's
+// whitespace around its object, and that other spaces are refused as JSON
+// refuses them.
+func TestDecodeJSONLTrimsJSONSpaceOnly(t *testing.T) {
+	in, err := decodeTempFile(t, "in.jsonl", "jsonl", []byte(" \t{\"a\": 1}\t \r\n\r\n \t\n{\"a\": 2}"), nil)
+	if err != nil {
+		t.Fatalf("JSON whitespace around objects: %v", err)
+	}
+	if len(in.Rows) != 2 {
+		t.Fatalf("%d records, want 2", len(in.Rows))
+	}
+	for _, content := range []string{"\u00a0{\"a\": 1}", "{\"a\": 1}\u0085", "\v{\"a\": 1}", "{\"a\": 1}\f"} {
+		_, err := decodeTempFile(t, "in.jsonl", "jsonl", []byte(content), nil)
+		if err == nil || !strings.HasPrefix(err.Error(), "in.jsonl: line 1: ") {
+			t.Errorf("%q: error %v, want one about line 1", content, err)
+		}
+	}
+}
+
 // TestDecodeJSONLBlocksInvalidText checks that invalid text is reported on
 // its line when the input is decoded in blocks, before a later bad line.
 func TestDecodeJSONLBlocksInvalidText(t *testing.T) {
