@@ -229,7 +229,7 @@ func removeCreatedPartitions(ctx context.Context, fsys storage.FS, instant strin
 // which stays. Folders that do not exist (on a file system without empty
 // folders) are passed over.
 func removeEmptyFolders(ctx context.Context, fsys storage.FS, dir string) error {
-	for ; dir != "." && dir != "" && dir != "/"; dir = path.Dir(dir) {
+	for ; dir != "."; dir = path.Dir(dir) {
 		entries, err := fsys.ReadDir(ctx, dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -15,15 +15,12 @@ import (
 	"github.com/hoodie-dev/hoodie/storage"
 )
 
-// errPartitionMetadata is the failure partitionMetadataFailingFS injects.
-var errPartitionMetadata = errors.New("injected: the partition metadata write failed")
-
 // partitionMetadataFailingFS fails every write of a partition metadata
-// file, once the first base file of the write has been created (or after
-// a second): the write's files and its partitions' folders then exist
-// without the metadata, as when a slow store fails it.
+// file (see failCreateFS) once the first base file of the write has been
+// created, or after a second: the write's files and its partitions'
+// folders then exist without the metadata, as when a slow store fails it.
 type partitionMetadataFailingFS struct {
-	storage.FS
+	failCreateFS
 	once    sync.Once
 	created chan struct{}
 }
@@ -37,18 +34,13 @@ func (f *partitionMetadataFailingFS) Create(ctx context.Context, name string) (i
 }
 
 func (f *partitionMetadataFailingFS) CreateIfAbsent(ctx context.Context, name string, data []byte) error {
-	if !strings.HasSuffix(name, storage.PartitionMetadataFile) {
-		return f.FS.CreateIfAbsent(ctx, name, data)
+	if strings.HasSuffix(name, f.suffix) {
+		select {
+		case <-f.created:
+		case <-time.After(time.Second):
+		}
 	}
-	select {
-	case <-f.created:
-	case <-time.After(time.Second):
-	}
-	return errPartitionMetadata
-}
-
-func (f *partitionMetadataFailingFS) TryLock(ctx context.Context, name string) (func() error, error) {
-	return f.FS.(storage.Locker).TryLock(ctx, name)
+	return f.failCreateFS.CreateIfAbsent(ctx, name, data)
 }
 
 // TestFailedWriteLeavesNoPartitionFolders checks that a write whose
@@ -57,10 +49,10 @@ func (f *partitionMetadataFailingFS) TryLock(ctx context.Context, name string) (
 // metadata, which the rollback cannot then find the partitions by.
 func TestFailedWriteLeavesNoPartitionFolders(t *testing.T) {
 	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
-	fsys := &partitionMetadataFailingFS{FS: tt.fsys, created: make(chan struct{})}
+	fsys := &partitionMetadataFailingFS{failCreateFS: failCreateFS{FS: tt.fsys, suffix: storage.PartitionMetadataFile}, created: make(chan struct{})}
 	w := newTestWriter(fsys, tt.dir, Settings{})
 	_, err := w.Write(context.Background(), OpInsert, tripsInput(trips.NewGenerator(1).Inserts(30)))
-	if !errors.Is(err, errPartitionMetadata) {
+	if !errors.Is(err, errAfterCreate) {
 		t.Fatalf("write: %v, want the injected error", err)
 	}
 	var left []string
