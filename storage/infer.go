@@ -43,20 +43,33 @@ type valueError struct {
 }
 
 func (e *valueError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.column)
-	for i := len(e.path) - 1; i >= 0; i-- {
-		if p := e.path[i]; !strings.HasPrefix(p, "[") && !strings.HasPrefix(p, "{") {
-			b.WriteByte('.')
-		}
-		b.WriteString(e.path[i])
-	}
-	where := strings.TrimPrefix(b.String(), ".")
+	// The column is the outermost element; the full slice makes append copy.
+	where := ValuePath(append(e.path[:len(e.path):len(e.path)], e.column))
 	if e.msg != "" {
 		return fmt.Sprintf("column %q: %s", where, e.msg)
 	}
 	return fmt.Sprintf("column %q: %s does not fit %s: %s", where, describeValue(e.value), typeName(e.typ), e.why)
 }
+
+// ValuePath writes the path to a value inside a record, given innermost
+// first as errors collect it on their way up: field names joined by dots,
+// and elements of arrays and maps ("[1]", `["key"]`, "[]", "{}") written
+// after what holds them, as in "r.tags[1].name".
+func ValuePath(innermostFirst []string) string {
+	var b strings.Builder
+	for i := len(innermostFirst) - 1; i >= 0; i-- {
+		p := innermostFirst[i]
+		if b.Len() > 0 && !isElement(p) {
+			b.WriteByte('.')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// isElement tells an element of an array or a map in a value path from a
+// field name.
+func isElement(p string) bool { return strings.HasPrefix(p, "[") || strings.HasPrefix(p, "{") }
 
 // at adds the path element elem above the place of the problem.
 func (e *valueError) at(elem string) *valueError {

@@ -986,3 +986,22 @@ func TestExactWhole(t *testing.T) {
 		}
 	}
 }
+
+func TestValuePath(t *testing.T) {
+	tests := []struct {
+		innermostFirst []string
+		want           string
+	}{
+		{nil, ""},
+		{[]string{"r"}, "r"},
+		{[]string{"x", "[1]", "n", "r"}, "r.n[1].x"},
+		{[]string{`["k"]`, "{}", "m"}, `m{}["k"]`},
+		{[]string{"[0]", ""}, "[0]"},
+		{[]string{"a", ""}, "a"},
+	}
+	for _, tt := range tests {
+		if got := ValuePath(tt.innermostFirst); got != tt.want {
+			t.Errorf("ValuePath(%q) = %q, want %q", tt.innermostFirst, got, tt.want)
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -248,7 +247,7 @@ func (p *jsonParser) unexpected(want string) error {
 	}
 	r, _ := utf8.DecodeRune(p.data[p.pos:])
 	return fmt.Errorf("invalid JSON at column %d: %s where %s should be",
-		utf8.RuneCount(p.data[:p.pos])+1, strconv.QuoteRune(r), want)
+		p.column(p.pos), strconv.QuoteRune(r), want)
 }
 
 // next reads the ',' or the end byte after a member or an element: done
@@ -539,7 +538,7 @@ type textError struct {
 	column int      // the column of the problem in the line (see jsonParser.column)
 	cause  string   // the problem
 	name   bool     // the string is a member name
-	path   []string // member names and array indexes "[i]", innermost first
+	path   []string // member names and array indexes "[i]", innermost first (see storage.ValuePath)
 }
 
 func (e *textError) Error() string {
@@ -551,14 +550,7 @@ func (e *textError) Error() string {
 	if len(e.path) == 0 {
 		return msg
 	}
-	var b strings.Builder
-	for i := len(e.path) - 1; i >= 0; i-- {
-		if i < len(e.path)-1 && !strings.HasPrefix(e.path[i], "[") {
-			b.WriteByte('.')
-		}
-		b.WriteString(e.path[i])
-	}
-	return fmt.Sprintf("member %q: %s", b.String(), msg)
+	return fmt.Sprintf("member %q: %s", storage.ValuePath(e.path), msg)
 }
 
 // inside adds elem, a member name or an array index "[i]", to the path of
