@@ -107,6 +107,7 @@ func TestWriteBadInput(t *testing.T) {
 	bad := t.TempDir()
 	parquetFile := filepath.Join(bad, "bad.parquet")
 	os.WriteFile(parquetFile, []byte("PAR1 not really"), 0o644)
+	good := `{"uuid":"b","ts":1,"region":"eu","rider":"Bo"}` + "\n"
 	tests := []struct {
 		name  string
 		stdin string
@@ -124,6 +125,12 @@ func TestWriteBadInput(t *testing.T) {
 		{"existing key on insert", `{"uuid":"a","ts":2,"region":"eu"}`, []string{"insert", dir}, exitRefused, []string{`"a"`, "already exist", "--drop-duplicates"}},
 		{"empty input", "", []string{"upsert", dir}, exitError, []string{"no records"}},
 		{"text that is not UTF-8", "uuid,ts,region,note\nb,1,eu,caf\xe9\n", []string{"upsert", dir, "--format", "csv"}, exitError, []string{"line 2", `column "note"`, "not valid UTF-8"}},
+		{"json text that is not UTF-8", good + "{\"uuid\":\"c\",\"ts\":1,\"region\":\"eu\",\"rider\":\"caf\xe9\"}", []string{"upsert", dir}, exitError,
+			[]string{`standard input: line 2: member "rider": invalid UTF-8 (byte 0xe9) in a string at column 46`}},
+		{"a lone surrogate in the key", good + `{"uuid":"c\ud800","ts":1,"region":"eu"}`, []string{"upsert", dir}, exitError,
+			[]string{`standard input: line 2: member "uuid": lone UTF-16 surrogate \ud800 in a string at column 11`}},
+		{"a lone surrogate in a member name", good + `{"uuid":"c","ts":1,"region":"eu","\udc00":1}`, []string{"upsert", dir}, exitError,
+			[]string{`standard input: line 2: lone UTF-16 surrogate \udc00 in a member name at column 35`}},
 		{"missing file", "", []string{"upsert", dir, filepath.Join(bad, "missing.jsonl")}, exitError, []string{"missing.jsonl"}},
 		{"missing table", "{}", []string{"upsert", filepath.Join(bad, "nowhere")}, exitError, []string{"not a Hudi table"}},
 		{"bad setting", `{"uuid":"b","ts":1}`, []string{"upsert", dir, "--set", "hoodie.parquet.max.file.size=big"}, exitError, []string{"hoodie.parquet.max.file.size"}},
