@@ -19,6 +19,14 @@ type Put struct {
 	Location Location
 }
 
+// PutGroup records that each of Keys now lives at Location: the puts of
+// the keys one after the other, in the memory of a key each where Puts
+// takes three strings a key. A writer's new file group is one.
+type PutGroup struct {
+	Location Location
+	Keys     []string
+}
+
 // ChangeSet is what one commit changed in the index: records written to a
 // file group they were not indexed in (inserts, moves) and records removed.
 // Records rewritten in place, in the file group the index already names, need
@@ -26,8 +34,11 @@ type Put struct {
 type ChangeSet struct {
 	// Puts are applied after Deletes, in order: a key deleted and put ends up
 	// put, and of two puts of a key the last wins.
-	Puts    []Put
-	Deletes []string
+	Puts []Put
+	// PutGroups are applied after Puts, a group after the other, each key
+	// of a group as a Put of it.
+	PutGroups []PutGroup
+	Deletes   []string
 	// ViewDigest, stored with the new watermark, identifies the table's
 	// file-system view as of it (the caller decides how); nil records that
 	// it is not known.
@@ -102,7 +113,7 @@ func (ix *Index) Prepare(ctx context.Context, instant string, changes ChangeSet)
 		// Before writing anything into the folder or the dictionary.
 		return nil, ix.errorf("apply %s: %w", instant, pebble.ErrReadOnly)
 	}
-	p.ingest = len(changes.Puts)+len(changes.Deletes) >= ix.ingestMin
+	p.ingest = changes.puts()+len(changes.Deletes) >= ix.ingestMin
 	var err error
 	p.records, err = ix.sortChanges(ctx, changes)
 	if err == nil && p.ingest {
@@ -225,7 +236,23 @@ func (ix *Index) checkApply(ctx context.Context, instant string, changes ChangeS
 			return ix.errorf("apply %s: put %d: %w", instant, i, err)
 		}
 	}
+	for i, g := range changes.PutGroups {
+		for j, k := range g.Keys {
+			if err := checkPut(k, g.Location); err != nil {
+				return ix.errorf("apply %s: put group %d, key %d: %w", instant, i, j, err)
+			}
+		}
+	}
 	return nil
+}
+
+// puts returns the number of puts, those of the groups included.
+func (c *ChangeSet) puts() int {
+	n := len(c.Puts)
+	for _, g := range c.PutGroups {
+		n += len(g.Keys)
+	}
+	return n
 }
 
 // checkPut validates one entry to be written.
@@ -286,27 +313,44 @@ type sortedRecords struct {
 // to the dictionary (the caller writes their entries or rolls them back),
 // and sorts the keys of the puts and the deletes.
 func (ix *Index) sortChanges(ctx context.Context, changes ChangeSet) (*sortedRecords, error) {
-	ids := make([]uint32, len(changes.Puts))
-	keys := make([]string, len(changes.Puts))
-	for i, put := range changes.Puts {
-		if i%checkEvery == 0 {
-			if err := ctx.Err(); err != nil {
+	ids := make([]uint32, 0, changes.puts())
+	var keys keySegments
+	if len(changes.Puts) > 0 {
+		puts := make([]string, len(changes.Puts))
+		for i, put := range changes.Puts {
+			if i%checkEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			puts[i] = put.Key
+			if i > 0 && put.Location == changes.Puts[i-1].Location {
+				ids = append(ids, ids[i-1])
+				continue
+			}
+			id, _, err := ix.dict.intern(put.Location)
+			if err != nil {
 				return nil, err
 			}
+			ids = append(ids, id)
 		}
-		keys[i] = put.Key
-		if i > 0 && put.Location == changes.Puts[i-1].Location {
-			ids[i] = ids[i-1]
-			continue
+		keys = append(keys, puts)
+	}
+	for _, g := range changes.PutGroups {
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-		id, _, err := ix.dict.intern(put.Location)
+		id, _, err := ix.dict.intern(g.Location)
 		if err != nil {
 			return nil, err
 		}
-		ids[i] = id
+		for range g.Keys {
+			ids = append(ids, id)
+		}
+		keys = append(keys, g.Keys)
 	}
 	return &sortedRecords{
-		dels: newSortedChanges(changes.Deletes, nil, ix.tagWorkers),
+		dels: newSortedChanges(keySegments{changes.Deletes}, nil, ix.tagWorkers),
 		puts: newSortedChanges(keys, ids, ix.tagWorkers),
 	}, nil
 }
@@ -357,11 +401,38 @@ type sortedChanges struct {
 }
 
 // newSortedChanges sorts keys, each with its id if ids is not nil.
-func newSortedChanges(keys []string, ids []uint32, workers int) sortedChanges {
-	if len(keys) == 0 {
+func newSortedChanges(keys keySegments, ids []uint32, workers int) sortedChanges {
+	if keys.len() == 0 {
 		return sortedChanges{}
 	}
-	return sortKeys(keys, workers).gather(ids, workers)
+	tk := encodeKeys(keys, workers)
+	if runs := tk.ascendingRuns(maxMergedRuns); runs != nil {
+		return tk.mergeChanges(runs, ids)
+	}
+	tk.sorted = make([]keyHead, tk.len())
+	tk.sort(workers)
+	return tk.gather(ids, workers)
+}
+
+// mergeChanges merges the ascending runs of keys between bounds (see
+// ascendingRuns) straight into the sorted changes, with their ids if ids is
+// not nil. A write's changes come a file group at a time, each in key
+// order: reading each run in sequence needs neither the sorted positions
+// nor gather's copies.
+func (tk *tagKeys) mergeChanges(bounds []int, ids []uint32) sortedChanges {
+	n := tk.len()
+	s := sortedChanges{buf: make([]byte, 0, tk.encoded), ends: make([]int, n), pos: make([]uint32, n)}
+	if ids != nil {
+		s.ids = make([]uint32, n)
+	}
+	tk.mergeRuns(bounds, func(i int, pos uint32) {
+		s.buf = append(s.buf, tk.key(pos)...)
+		s.ends[i], s.pos[i] = len(s.buf), pos
+		if ids != nil {
+			s.ids[i] = ids[pos]
+		}
+	})
+	return s
 }
 
 // gather copies the sorted keys one after the other, in order, with their

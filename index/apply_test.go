@@ -56,6 +56,16 @@ func TestApply(t *testing.T) {
 			wantWatermark: t1,
 		},
 		{
+			name: "put groups apply after puts, in order",
+			steps: []step{{instant: t1, changes: ChangeSet{
+				Puts:      []Put{{"a", p1}, {"b", p1}, {"c", p1}},
+				PutGroups: []PutGroup{{p2, []string{"b", "a"}}, {p3, []string{"b", "d"}}, {p1, nil}},
+				Deletes:   []string{"c", "d"},
+			}}},
+			want:          map[string]Location{"a": p2, "b": p3, "c": p1, "d": p3},
+			wantWatermark: t1,
+		},
+		{
 			name:          "empty change set advances the watermark",
 			steps:         []step{{instant: t2}},
 			want:          map[string]Location{},
@@ -86,6 +96,8 @@ func TestApply(t *testing.T) {
 				{instant: t2, changes: ChangeSet{Puts: []Put{{"b", p2}, {"", p2}}}, wantErr: ErrEmptyKey},
 				{instant: t2, changes: ChangeSet{Deletes: []string{"a", ""}}, wantErr: ErrEmptyKey},
 				{instant: t2, changes: ChangeSet{Puts: []Put{{"b", loc("p", "")}}}, wantErr: errAny},
+				{instant: t2, changes: ChangeSet{PutGroups: []PutGroup{{p2, []string{"b"}}, {p1, []string{"c", ""}}}}, wantErr: ErrEmptyKey},
+				{instant: t2, changes: ChangeSet{PutGroups: []PutGroup{{loc("p", ""), []string{"b"}}}}, wantErr: errAny},
 				{instant: "2024010100000000", wantErr: errAny},
 				{instant: "2024010100000000x", wantErr: errAny},
 				{instant: "", wantErr: errAny},

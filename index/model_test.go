@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,6 +72,18 @@ func runModel(t *testing.T, rng *rand.Rand, rounds int) {
 			for range rng.IntN(60) {
 				cs.Puts = append(cs.Puts, Put{Key: randomKey(), Location: locs[rng.IntN(len(locs))]})
 			}
+			// Put groups, as a writer's new file groups give them: keys
+			// in order, or not, and a key in several groups.
+			for range rng.IntN(4) {
+				g := PutGroup{Location: locs[rng.IntN(len(locs))]}
+				for range rng.IntN(40) {
+					g.Keys = append(g.Keys, randomKey())
+				}
+				if rng.IntN(2) == 0 {
+					slices.Sort(g.Keys)
+				}
+				cs.PutGroups = append(cs.PutGroups, g)
+			}
 			switch next := instant + 1 + rng.IntN(3); {
 			case rng.IntN(10) == 0 && instant > 0: // replay of the last instant: a no-op
 				if err := ix.Apply(ctx, instantString(instant), cs); err != nil {
@@ -91,6 +104,11 @@ func runModel(t *testing.T, rng *rand.Rand, rounds int) {
 				}
 				for _, p := range cs.Puts {
 					model[p.Key] = p.Location
+				}
+				for _, g := range cs.PutGroups {
+					for _, k := range g.Keys {
+						model[k] = g.Location
+					}
 				}
 			}
 		case op < 65:

@@ -66,7 +66,7 @@ func (ix *Index) Tag(ctx context.Context, keys []string) ([]Match, error) {
 	if len(keys) == 0 {
 		return out, nil
 	}
-	tk := sortKeys(keys, ix.tagWorkers)
+	tk := sortKeys(keySegments{keys}, ix.tagWorkers)
 	last := tk.key(tk.sorted[len(keys)-1].Value)
 	opts := &pebble.IterOptions{
 		LowerBound: tk.key(tk.sorted[0].Value),
@@ -87,10 +87,14 @@ type tagKeys struct {
 	// buf holds the Pebble keys in the caller's order: key i starts
 	// buf[starts[i]:starts[i+1]], a slot as long as 1+len(keys[i]), which
 	// a UUID does not fill.
-	buf    []byte
-	starts []int
-	sorted []keyHead // the keys in sorted order
+	buf     []byte
+	starts  []int
+	encoded int       // the length of the Pebble keys, all together
+	sorted  []keyHead // the keys in sorted order, once sorted
 }
+
+// len returns the number of keys.
+func (tk *tagKeys) len() int { return len(tk.starts) - 1 }
 
 // key returns the Pebble key of key i.
 func (tk *tagKeys) key(i uint32) []byte {
@@ -107,32 +111,86 @@ func (tk *tagKeys) key(i uint32) []byte {
 // padded. Heads order most pairs of keys without reading the keys.
 type keyHead = radix.Entry[uint32]
 
+// keySegments is a list of keys given in segments, one after the other:
+// key i of the list is key i of the segments laid end to end.
+type keySegments [][]string
+
+// len returns the number of keys.
+func (ks keySegments) len() int {
+	n := 0
+	for _, seg := range ks {
+		n += len(seg)
+	}
+	return n
+}
+
+// each calls fn with the parts of the segments that hold keys lo to hi-1,
+// in order, each with the list position of its first key.
+func (ks keySegments) each(lo, hi int, fn func(first int, keys []string)) {
+	base := 0
+	for _, seg := range ks {
+		if start, end := max(lo-base, 0), min(hi-base, len(seg)); start < end {
+			fn(base+start, seg[start:end])
+		}
+		base += len(seg)
+	}
+}
+
 // sortKeys encodes keys as Pebble keys into one buffer and sorts them,
 // using up to workers goroutines. There is at least one key and fewer than
 // 1<<32.
-func sortKeys(keys []string, workers int) *tagKeys {
-	n := len(keys)
-	tk := &tagKeys{starts: make([]int, n+1), sorted: make([]keyHead, n)}
-	for i, k := range keys {
-		tk.starts[i+1] = tk.starts[i] + 1 + len(k)
-	}
-	tk.buf = make([]byte, tk.starts[n])
-	inParallel(n, workers, func(lo, hi int) {
-		// The keys come in the order of the records, not of their memory:
-		// loading a block of them first made a 1M-key bulk load 15 to 20%
-		// faster (BenchmarkApplyBulkLoad/order=runs/path=ingest).
-		for block := lo; block < hi; block += prefetchBlock {
-			end := min(block+prefetchBlock, hi)
-			prefetch.Strings(keys[block:end])
-			for i := block; i < end; i++ {
-				appendRecordKey(tk.buf[tk.starts[i]:tk.starts[i]:tk.starts[i+1]], keys[i])
-			}
-		}
-	})
+func sortKeys(keys keySegments, workers int) *tagKeys {
+	tk := encodeKeys(keys, workers)
+	tk.sorted = make([]keyHead, tk.len())
 	if runs := tk.ascendingRuns(maxMergedRuns); runs != nil {
-		tk.mergeRuns(runs)
+		tk.mergeRuns(runs, func(i int, pos uint32) { tk.sorted[i] = keyHead{Value: pos} })
 		return tk
 	}
+	tk.sort(workers)
+	return tk
+}
+
+// encodeKeys encodes keys as Pebble keys into one buffer, using up to
+// workers goroutines, and leaves them unsorted. There is at least one key
+// and fewer than 1<<32.
+func encodeKeys(keys keySegments, workers int) *tagKeys {
+	n := keys.len()
+	tk := &tagKeys{starts: make([]int, n+1)}
+	i := 0
+	for _, seg := range keys {
+		for _, k := range seg {
+			tk.starts[i+1] = tk.starts[i] + 1 + len(k)
+			i++
+		}
+	}
+	tk.buf = make([]byte, tk.starts[n])
+	var encoded atomic.Int64
+	inParallel(n, workers, func(lo, hi int) {
+		size := 0
+		defer func() { encoded.Add(int64(size)) }()
+		keys.each(lo, hi, func(first int, seg []string) {
+			// The keys come in the order of the records, not of their
+			// memory: loading a block of them first made a 1M-key bulk
+			// load 15 to 20% faster
+			// (BenchmarkApplyBulkLoad/order=runs/path=ingest).
+			for block := 0; block < len(seg); block += prefetchBlock {
+				end := min(block+prefetchBlock, len(seg))
+				prefetch.Strings(seg[block:end])
+				for j := block; j < end; j++ {
+					at := first + j
+					size += len(appendRecordKey(tk.buf[tk.starts[at]:tk.starts[at]:tk.starts[at+1]], seg[j]))
+				}
+			}
+		})
+	})
+	tk.encoded = int(encoded.Load())
+	return tk
+}
+
+// sort fills tk.sorted, of tk.len() entries, with the keys in order, using
+// up to workers goroutines.
+func (tk *tagKeys) sort(workers int) {
+	n := len(tk.sorted)
 	first := tk.key(0)
 	shared := len(first)
 	for i := 1; i < n && shared > 0; i++ {
@@ -150,7 +208,6 @@ func sortKeys(keys []string, workers int) *tagKeys {
 		}
 	})
 	radix.SortParallel(tk.sorted, make([]keyHead, n), tk.comparePos, workers)
-	return tk
 }
 
 // prefetchBlock is how many keys sortKeys loads ahead of encoding them.
@@ -167,7 +224,7 @@ const maxMergedRuns = 64
 // are at most max runs; nil otherwise, having looked at the keys only until
 // it found more.
 func (tk *tagKeys) ascendingRuns(max int) []int {
-	n := len(tk.sorted)
+	n := tk.len()
 	starts := []int{0}
 	prev := tk.key(0)
 	for i := 1; i < n; i++ {
@@ -183,10 +240,10 @@ func (tk *tagKeys) ascendingRuns(max int) []int {
 	return append(starts, n)
 }
 
-// mergeRuns fills tk.sorted by merging the ascending runs of keys between
-// bounds (see ascendingRuns); equal keys keep the order of their positions.
-// The Prefix of its entries is not set.
-func (tk *tagKeys) mergeRuns(bounds []int) {
+// mergeRuns merges the ascending runs of keys between bounds (see
+// ascendingRuns), calling emit with the position of each key in turn, the
+// i-th in sorted order; equal keys keep the order of their positions.
+func (tk *tagKeys) mergeRuns(bounds []int, emit func(i int, pos uint32)) {
 	// heap is a binary min-heap of the runs not yet taken whole, each at
 	// its next key, ordered by that key and then by position.
 	type run struct{ next, end uint32 }
@@ -216,9 +273,9 @@ func (tk *tagKeys) mergeRuns(bounds []int) {
 	for i := len(heap)/2 - 1; i >= 0; i-- {
 		down(i)
 	}
-	for i := range tk.sorted {
+	for i := range tk.len() {
 		top := &heap[0]
-		tk.sorted[i] = keyHead{Value: top.next}
+		emit(i, top.next)
 		if top.next++; top.next == top.end {
 			heap[0] = heap[len(heap)-1]
 			heap = heap[:len(heap)-1]

@@ -175,9 +175,16 @@ func TestSortKeys(t *testing.T) {
 	}
 	for _, layout := range layouts {
 		for _, n := range []int{1, 2, 2*minShardKeys - 1, 2 * minShardKeys, 5*minShardKeys + 3} {
-			for _, workers := range []int{1, 2, 4} {
+			for _, workers := range []int{1, 2, 3, 4} {
 				keys := layout.keys(n)
-				tk := sortKeys(keys, workers)
+				// Odd worker counts see the keys in uneven segments, one
+				// of them empty, as a write's put groups give them.
+				segments := keySegments{keys}
+				if workers%2 == 1 {
+					a, b := n/3, n/3+n/2
+					segments = keySegments{keys[:a], nil, keys[a:b], keys[b:]}
+				}
+				tk := sortKeys(segments, workers)
 				seen := make([]bool, n)
 				var prev []byte
 				for i, kh := range tk.sorted {
@@ -198,6 +205,21 @@ func TestSortKeys(t *testing.T) {
 				}
 				if len(tk.sorted) != n {
 					t.Fatalf("%s n=%d workers=%d: %d sorted keys", layout.name, n, workers, len(tk.sorted))
+				}
+				// The changes of an Apply, merged or gathered, hold the
+				// same keys in the same order, each with its id.
+				ids := make([]uint32, n)
+				for i := range ids {
+					ids[i] = uint32(i * 7)
+				}
+				sc := newSortedChanges(segments, ids, workers)
+				if sc.len() != n {
+					t.Fatalf("%s n=%d workers=%d: %d sorted changes", layout.name, n, workers, sc.len())
+				}
+				for i, kh := range tk.sorted {
+					if !bytes.Equal(sc.at(i), tk.key(kh.Value)) || sc.ids[i] != ids[sc.pos[i]] || layout.merged && sc.pos[i] != kh.Value {
+						t.Fatalf("%s n=%d workers=%d: change %d is %q at position %d with id %d, want %q at %d", layout.name, n, workers, i, sc.at(i), sc.pos[i], sc.ids[i], tk.key(kh.Value), kh.Value)
+					}
 				}
 			}
 		}

@@ -165,19 +165,19 @@ func (c *commit) prepareIndex(ctx context.Context, tasks []*fileGroupTask) (stop
 // writes, in the order the tasks write them, and nothing else changes (an
 // insert refuses or skips keys the table holds). The tasks only read the
 // records meanwhile. For other operations the merge decides the changes.
+//
+// The changes are a put group a task: a key takes a string, where a Put
+// takes three. On a bulk insert of 1M records, Puts took 48 MB.
 func plannedChanges(tasks []*fileGroupTask) index.ChangeSet {
-	n := 0
-	for _, t := range tasks {
-		n += len(t.inserts)
-	}
-	puts := make([]index.Put, 0, n)
-	for _, t := range tasks {
-		loc := index.Location{PartitionPath: t.partition, FileID: t.fileID}
-		for _, r := range t.inserts {
-			puts = append(puts, index.Put{Key: r.key, Location: loc})
+	groups := make([]index.PutGroup, len(tasks))
+	for i, t := range tasks {
+		keys := make([]string, len(t.inserts))
+		for j, r := range t.inserts {
+			keys[j] = r.key
 		}
+		groups[i] = index.PutGroup{Location: index.Location{PartitionPath: t.partition, FileID: t.fileID}, Keys: keys}
 	}
-	return index.ChangeSet{Puts: puts}
+	return index.ChangeSet{PutGroups: groups}
 }
 
 // completedDespite reports whether the instant's completed file exists and
