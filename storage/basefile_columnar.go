@@ -153,16 +153,35 @@ func newColumnarFile(layout *columnarLayout, out *countingWriter, opts columnarO
 	if f.codecID == format.Uncompressed {
 		f.codec = nil
 	}
+	buf, ok := columnarFilePool.Get().(*columnarFileBuffers)
+	if !ok {
+		buf = &columnarFileBuffers{page: new(pageScratch)}
+	}
 	for i := range layout.leaves {
-		f.columns = append(f.columns, newColumnarColumn(f, &layout.leaves[i], opts.stringEncoding, opts.dictionary))
+		var cb columnarBuffers
+		if i < len(buf.columns) {
+			cb = buf.columns[i]
+		}
+		f.columns = append(f.columns, newColumnarColumn(f, &layout.leaves[i], opts.stringEncoding, opts.dictionary, cb))
 	}
-	if s, ok := pageScratchPool.Get().(*pageScratch); ok {
-		f.page = s
-	} else {
-		f.page = new(pageScratch)
-	}
+	f.page, f.flat = buf.page, buf.flat[:0]
 	return f
 }
+
+// columnarFileBuffers is the memory of a columnarFile done, which it gives
+// to the next one through columnarFilePool, column by column: the files
+// of a bulk insert, which have one schema, then do not each grow theirs
+// from nothing, and each column takes the memory of a column of its kind.
+// (A pool of columns took any column's memory for any other: a column of
+// longs grew its page afresh in the memory of a column of strings.)
+type columnarFileBuffers struct {
+	columns []columnarBuffers
+	page    *pageScratch
+	flat    []any
+}
+
+// columnarFilePool holds the *columnarFileBuffers of writers done.
+var columnarFilePool sync.Pool
 
 // release gives the writer's memory back for other writers to use. The
 // writer is done.
@@ -170,15 +189,14 @@ func (f *columnarFile) release() {
 	if f.page == nil {
 		return
 	}
+	buf := &columnarFileBuffers{page: f.page, flat: f.flat[:0]}
+	clear(f.flat) // the values of the rows written
 	for _, c := range f.columns {
-		c.release()
+		buf.columns = append(buf.columns, c.buffers())
 	}
-	pageScratchPool.Put(f.page)
+	columnarFilePool.Put(buf)
 	f.columns, f.page, f.flat = nil, nil, nil
 }
-
-// pageScratchPool holds the pageScratch of writers done.
-var pageScratchPool sync.Pool
 
 // setMetadata sets a key of the footer's metadata, replacing its value if
 // it has one.
@@ -363,6 +381,8 @@ func (f *columnarFile) appendMeta(meta *NewRecordMeta, firstSeqNo int64, keys []
 	f.columns[MetaPartitionPathPos].appendRepeated(meta.PartitionPath, len(keys))
 	f.columns[MetaFileNamePos].appendRepeated(meta.FileName, len(keys))
 	seqNos, recordKeys := f.columns[MetaSeqNoPos], f.columns[MetaRecordKeyPos]
+	seqNos.reserveRows(len(keys))
+	recordKeys.reserveRows(len(keys))
 	for i, key := range keys {
 		f.seqNo = strconv.AppendInt(append(f.seqNo[:0], meta.SeqNoPrefix...), firstSeqNo+int64(i), 10)
 		seqNos.appendPresent(f.seqNo)

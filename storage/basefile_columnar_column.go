@@ -10,7 +10,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sync"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
@@ -137,19 +136,17 @@ const maxDictionaryBytes = 1 << 20
 
 // newColumnarColumn returns a column of leaf whose byte arrays are encoded
 // with stringEncoding when they take no dictionary; tryDictionary lets a
-// byte array column try one.
-func newColumnarColumn(f *columnarFile, leaf *columnarLeaf, stringEncoding encoding.Encoding, tryDictionary bool) *columnarColumn {
+// byte array column try one. The column takes over the memory of buf.
+func newColumnarColumn(f *columnarFile, leaf *columnarLeaf, stringEncoding encoding.Encoding, tryDictionary bool, buf columnarBuffers) *columnarColumn {
 	c := &columnarColumn{file: f, leaf: leaf, plain: &parquet.Plain,
-		canDict: leaf.dictionary || tryDictionary && leaf.kind == parquet.ByteArray && !leaf.unique}
-	if b, ok := columnarBufferPool.Get().(*columnarBuffers); ok {
-		c.page, c.pages = b.page, b.pages
-	}
+		canDict: leaf.dictionary || tryDictionary && leaf.kind == parquet.ByteArray && !leaf.unique,
+		page:    buf.page, pages: buf.pages, dict: buf.dict}
 	if leaf.kind == parquet.ByteArray && !leaf.plain {
 		c.plain = stringEncoding
 	}
 	if c.canDict {
 		c.dict.seed = maphash.MakeSeed()
-		c.dict.offsets = []uint32{0}
+		c.dict.reset()
 	}
 	c.page.offsets = append(c.page.offsets[:0], 0)
 	c.page.reset()
@@ -157,21 +154,20 @@ func newColumnarColumn(f *columnarFile, leaf *columnarLeaf, stringEncoding encod
 	return c
 }
 
-// columnarBuffers is the memory of a column's page and chunk, which
-// writers done give to the ones that start, through columnarBufferPool: a
-// bulk insert's files then do not each grow theirs from nothing.
+// columnarBuffers is the memory of a column's page, chunk and dictionary,
+// which a writer done gives to the next one (see columnarFileBuffers).
 type columnarBuffers struct {
 	page  columnarPage
 	pages []byte
+	dict  columnarDictionary
 }
 
-// columnarBufferPool holds the *columnarBuffers of columns done.
-var columnarBufferPool sync.Pool
-
-// release gives the column's memory back. The column is done.
-func (c *columnarColumn) release() {
-	columnarBufferPool.Put(&columnarBuffers{page: c.page, pages: c.pages})
-	c.page, c.pages = columnarPage{}, nil
+// buffers returns the column's memory for another column to use. The
+// column is done.
+func (c *columnarColumn) buffers() columnarBuffers {
+	b := columnarBuffers{page: c.page, pages: c.pages, dict: c.dict}
+	c.page, c.pages, c.dict = columnarPage{}, nil, columnarDictionary{}
+	return b
 }
 
 // resetChunk starts the column's chunk of a new row group.
@@ -222,9 +218,45 @@ func (c *columnarColumn) appendString(b []byte) {
 			c.dropDictionary()
 		}
 	} else {
-		p.bytes = append(p.bytes, b...)
+		p.bytes = append(reserve(p.bytes, len(b)), b...)
 		p.offsets = append(p.offsets, uint32(len(p.bytes)))
 	}
+}
+
+// reserveRows makes room in the page for n more values without another
+// allocation, in the slice the column's values go to and in its
+// definition levels.
+func (c *columnarColumn) reserveRows(n int) {
+	p := &c.page
+	if c.leaf.optional {
+		p.defs = reserve(p.defs, n)
+	}
+	switch {
+	case c.dictOn:
+		p.indexes = reserve(p.indexes, n)
+	case c.leaf.kind == parquet.ByteArray || c.leaf.kind == parquet.FixedLenByteArray:
+		p.offsets = reserve(p.offsets, n)
+	case c.leaf.kind == parquet.Int32:
+		p.ints32 = reserve(p.ints32, n)
+	case c.leaf.kind == parquet.Int64:
+		p.ints64 = reserve(p.ints64, n)
+	case c.leaf.kind == parquet.Float:
+		p.floats = reserve(p.floats, n)
+	case c.leaf.kind == parquet.Double:
+		p.doubles = reserve(p.doubles, n)
+	}
+}
+
+// reserve returns s with room for n more elements. When it must grow, it
+// at least doubles its capacity: Go's append grows a large slice by a
+// quarter at a time, and a page or a column chunk grown so to its full
+// size allocates about five times that size in all, where doubling
+// allocates twice it.
+func reserve[S ~[]E, E any](s S, n int) S {
+	if n <= cap(s)-len(s) {
+		return s
+	}
+	return slices.Grow(s, max(n, cap(s)))
 }
 
 // checkBytes ends the page once its byte arrays, or the dictionary, reach
@@ -260,7 +292,7 @@ func (c *columnarColumn) dictionaryPays() bool {
 func (c *columnarColumn) dropDictionary() {
 	p := &c.page
 	for _, i := range p.indexes {
-		p.bytes = append(p.bytes, c.dict.value(i)...)
+		p.bytes = append(reserve(p.bytes, len(c.dict.value(i))), c.dict.value(i)...)
 		p.offsets = append(p.offsets, uint32(len(p.bytes)))
 	}
 	p.indexes, p.dictBytes = p.indexes[:0], 0
@@ -276,6 +308,7 @@ func (c *columnarColumn) appendField(n *valueNode, flat []any, i, stride int) (i
 	p := &c.page
 	optional := c.leaf.optional
 	codec := n.leaf.codec
+	c.reserveRows((len(flat) - i + stride - 1) / stride)
 	for r := 0; i < len(flat); r, i = r+1, i+stride {
 		v := flat[i]
 		switch codec {
@@ -358,6 +391,7 @@ func (c *columnarColumn) appendRepeated(s string, n int) {
 		return
 	}
 	p := &c.page
+	c.reserveRows(n)
 	i := c.dict.lookup(stringBytes(s))
 	for range n {
 		p.indexes = append(p.indexes, i)
@@ -421,7 +455,7 @@ func (c *columnarColumn) endPage() error {
 		CompressedPageSize: int32(len(header) + len(compressed)),
 		FirstRowIndex:      c.numRows,
 	})
-	c.pages = append(append(c.pages, header...), compressed...)
+	c.pages = append(append(reserve(c.pages, len(header)+len(compressed)), header...), compressed...)
 	c.meta.TotalUncompressedSize += int64(len(header) + len(body))
 	c.meta.TotalCompressedSize += int64(len(header) + len(compressed))
 	c.meta.NumValues += int64(p.rows)
