@@ -73,11 +73,11 @@ func runIceberg(ctx context.Context, cfg config, d data, work string, run int, t
 	}
 
 	// Append.
-	start := startTimer(wlArrow)
+	start := t.startTimer(wlArrow)
 	base := tripsToRecords(d.base)
 	t.add(wlArrow, len(d.base), start.stop())
 	defer releaseAll(base)
-	start = startTimer(wlAppend)
+	start = t.startTimer(wlAppend)
 	tbl, err = appendRecords(ctx, tbl, base)
 	if err != nil {
 		return fmt.Errorf("append: %w", err)
@@ -89,7 +89,7 @@ func runIceberg(ctx context.Context, cfg config, d data, work string, run int, t
 	}
 
 	// Full scan.
-	start = startTimer(wlScan)
+	start = t.startTimer(wlScan)
 	n, sum, err := scanStats(ctx, tbl, iceberg.AlwaysTrue{})
 	if err != nil {
 		return fmt.Errorf("full scan: %w", err)
@@ -103,7 +103,7 @@ func runIceberg(ctx context.Context, cfg config, d data, work string, run int, t
 	}
 
 	// Point lookup.
-	start = startTimer(wlLookup)
+	start = t.startTimer(wlLookup)
 	found, err := scanFares(ctx, tbl, iceberg.EqualTo(iceberg.Reference(trips.ColUUID), d.lookup.UUID))
 	if err != nil {
 		return fmt.Errorf("point lookup: %w", err)
@@ -119,7 +119,7 @@ func runIceberg(ctx context.Context, cfg config, d data, work string, run int, t
 		batch    upsertBatch
 	}{{wlUpsert1k, d.upsert1k}, {wlUpsert100k, d.upsert100k}} {
 		recs := tripsToRecords(u.batch.trips)
-		start = startTimer(u.workload)
+		start = t.startTimer(u.workload)
 		tbl, err = upsert(ctx, tbl, recs, trips.Keys(u.batch.trips))
 		releaseAll(recs)
 		if err != nil {
@@ -134,7 +134,7 @@ func runIceberg(ctx context.Context, cfg config, d data, work string, run int, t
 
 	// Delete.
 	keys := trips.Keys(d.deletes)
-	start = startTimer(wlDelete)
+	start = t.startTimer(wlDelete)
 	tbl, err = tbl.Delete(ctx, iceberg.IsIn(iceberg.Reference(trips.ColUUID), keys...), nil)
 	if err != nil {
 		return fmt.Errorf("delete: %w", err)

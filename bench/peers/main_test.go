@@ -20,8 +20,8 @@ func TestRunSmall(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("reading the report: %v\n%s", err, out.Bytes())
 	}
-	if len(rep.Results) != len(workloadOrder) {
-		t.Fatalf("%d results, want %d", len(rep.Results), len(workloadOrder))
+	if len(rep.Results) != len(workloadOrder) || rep.Memory != "cold" {
+		t.Fatalf("%d results, want %d; %q memory, want cold", len(rep.Results), len(workloadOrder), rep.Memory)
 	}
 	want := map[string]int{
 		wlAppend: 3000, wlScan: 3000, wlLookup: 1, wlUpsert1k: 1000,
@@ -39,11 +39,12 @@ func TestRunSmall(t *testing.T) {
 
 func TestWriteTable(t *testing.T) {
 	var out bytes.Buffer
-	rep := report{Rows: 10, Runs: 1, Results: []result{{Workload: wlAppend, Rows: 10, Best: 0.5, Median: 0.5, RowsPerSec: 20, CPU: 0.75}}}
+	rep := report{Rows: 10, Runs: 1, Memory: "warm", Results: []result{{Workload: wlAppend, Rows: 10, Best: 0.5, Median: 0.5, RowsPerSec: 20, CPU: 0.75}}}
 	if err := writeTable(&out, rep); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "iceberg-go: append         10     0.500     0.500            20     0.750") {
+	if !strings.Contains(out.String(), "10 trips, best and median of 1 runs, warm memory;") ||
+		!strings.Contains(out.String(), "iceberg-go: append         10     0.500     0.500            20     0.750") {
 		t.Fatalf("table:\n%s", out.String())
 	}
 }

@@ -35,7 +35,7 @@ func runParquetGo(ts []trips.Trip, work string, run int, keep bool, t *timings) 
 		defer os.RemoveAll(dir)
 	}
 
-	start := startTimer(wlParquetGo)
+	start := t.startTimer(wlParquetGo)
 	parts := map[string][]parquetTrip{}
 	for _, tr := range ts {
 		parts[tr.PartitionPath] = append(parts[tr.PartitionPath], parquetTrip(tr))

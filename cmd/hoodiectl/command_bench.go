@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +34,7 @@ import (
 type benchOptions struct {
 	rows, runs  int
 	dir, format string
+	warm        bool // keep the process's memory between workloads
 }
 
 // minBenchRows is the smallest base table bench accepts: one the delete of
@@ -42,7 +44,7 @@ const minBenchRows = 1000
 func newBenchCommand(io streams) *cobra.Command {
 	var opts benchOptions
 	cmd := &cobra.Command{
-		Use:   "bench [--rows N] [--runs R] [--dir DIR] [--format table|json]",
+		Use:   "bench [--rows N] [--runs R] [--dir DIR] [--format table|json] [--warm]",
 		Short: "Measure Hoodie's workloads beside plain parquet-go and DuckDB",
 		Long: `bench generates N trips (internal/trips with seed 1: the records bench/peers
 gives iceberg-go) and runs each workload below R times, every run on a new table
@@ -72,7 +74,16 @@ removed at the end:
 
 Every run checks its results and fails on a wrong one: row counts after each
 step, fare sums, sampled keys read back with their new fares, deleted keys
-gone, tagged keys found in their partitions. The report gives per workload the
+gone, tagged keys found in their partitions.
+
+Before each timed workload, bench collects garbage and gives the memory the
+process does not use back to the system, so that each workload pays for the
+memory it touches, as a process that runs it alone does, whatever ran before
+it. --warm only collects garbage: a workload then reuses memory that earlier
+ones took from the system, as in a long-lived process, and its time depends
+on what ran before it.
+
+The report gives per workload the
 best and the median wall-clock seconds, the rows per second of the best run,
 the CPU seconds of the whole process during the best run (less sensitive to
 other load on the machine than wall time), then the ratios that Hoodie's
@@ -113,6 +124,7 @@ cd bench/peers && go run . -rows N -runs R (see docs/performance.md).`,
 	f.IntVar(&opts.runs, "runs", 3, "runs of every workload; the report gives the best and the median")
 	f.StringVar(&opts.dir, "dir", "", "folder to make the work folder in (default: the system's temporary folder)")
 	f.StringVar(&opts.format, "format", "table", "report format: table or json")
+	f.BoolVar(&opts.warm, "warm", false, "keep the memory the process holds between workloads instead of giving it back to the system")
 	return cmd
 }
 
@@ -141,8 +153,12 @@ var benchWorkloads = []string{
 
 // benchReport is what bench prints.
 type benchReport struct {
-	Rows       int           `json:"rows"`
-	Runs       int           `json:"runs"`
+	Rows int `json:"rows"`
+	Runs int `json:"runs"`
+	// Memory is "cold" when each workload started with the memory the
+	// process does not use given back to the system, "warm" (--warm) when
+	// it kept it.
+	Memory     string        `json:"memory"`
 	GoVersion  string        `json:"go_version"`
 	GOMAXPROCS int           `json:"gomaxprocs"`
 	Results    []benchResult `json:"results"`
@@ -184,6 +200,7 @@ type benchSample struct {
 // bench runs the workloads on one set of data and collects their samples.
 type bench struct {
 	ctx      context.Context
+	warm     bool // see benchOptions
 	data     tripbench.Data
 	progress io.Writer // nil: no progress lines
 	// folders maps each partition path of the trips to its folder in the
@@ -206,7 +223,7 @@ func runBench(ctx context.Context, opts benchOptions, progress io.Writer) (*benc
 	}
 	defer os.RemoveAll(work)
 
-	b := &bench{ctx: ctx, progress: progress,
+	b := &bench{ctx: ctx, warm: opts.warm, progress: progress,
 		rows: map[string]int{}, samples: map[string][]benchSample{}, validated: map[string]string{}}
 	b.progressf("generating %d trips", opts.rows)
 	b.data = tripbench.NewData(opts.rows)
@@ -221,7 +238,10 @@ func runBench(ctx context.Context, opts benchOptions, progress io.Writer) (*benc
 			return nil, fmt.Errorf("run %d: %w", r+1, err)
 		}
 	}
-	rep := &benchReport{Rows: opts.rows, Runs: opts.runs, GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	rep := &benchReport{Rows: opts.rows, Runs: opts.runs, Memory: "cold", GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	if opts.warm {
+		rep.Memory = "warm"
+	}
 	best := map[string]float64{}
 	for _, w := range benchWorkloads {
 		r := b.result(w)
@@ -254,9 +274,18 @@ func (b *bench) progressf(format string, args ...any) {
 
 // measure times fn as one sample of workload, which handles rows records.
 // It collects garbage first, so that the garbage of earlier work is not
-// collected on fn's clock. fn returns the detail of the report.
+// collected on fn's clock, and unless b.warm gives the memory the process
+// does not use back to the system: a workload that reused the pages an
+// earlier one had taken (and the system had zeroed and mapped, at 10 µs a
+// page on the machines of docs/performance.md) would be timed without a
+// cost that the same workload run alone pays. fn returns the detail of the
+// report.
 func (b *bench) measure(workload string, rows int, fn func() (string, error)) error {
-	runtime.GC()
+	if b.warm {
+		runtime.GC()
+	} else {
+		debug.FreeOSMemory()
+	}
 	start, cpu := time.Now(), cpuTime()
 	detail, err := fn()
 	s := benchSample{wall: time.Since(start), cpu: cpuTime() - cpu, detail: detail}
@@ -841,7 +870,7 @@ func (b *bench) query(workload string, run func(*sqlengine.Engine) (*sqlengine.R
 
 // writeBenchReport prints the report as tables.
 func writeBenchReport(w io.Writer, rep *benchReport) error {
-	fmt.Fprintf(w, "hoodiectl bench: %d trips, best and median of %d runs; %s, GOMAXPROCS=%d\n\n", rep.Rows, rep.Runs, rep.GoVersion, rep.GOMAXPROCS)
+	fmt.Fprintf(w, "hoodiectl bench: %d trips, best and median of %d runs, %s memory; %s, GOMAXPROCS=%d\n\n", rep.Rows, rep.Runs, rep.Memory, rep.GoVersion, rep.GOMAXPROCS)
 	var rows [][]string
 	for _, r := range rep.Results {
 		rows = append(rows, []string{r.Workload, strconv.Itoa(r.Rows), fmt.Sprintf("%.3f", r.Best), fmt.Sprintf("%.3f", r.Median),

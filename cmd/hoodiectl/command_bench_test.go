@@ -32,6 +32,9 @@ func TestBenchTable(t *testing.T) {
 	if r.stderr != "" {
 		t.Errorf("progress lines on a standard error that is no terminal:\n%s", r.stderr)
 	}
+	if header, _, _ := strings.Cut(r.stdout, "\n"); !strings.Contains(header, "of 1 runs, cold memory;") {
+		t.Errorf("header %q does not say each workload started with cold memory", header)
+	}
 	report, validated, ok := strings.Cut(r.stdout, "Validated in every run:")
 	if !ok {
 		t.Fatalf("no validation section:\n%s", r.stdout)
@@ -74,13 +77,13 @@ func tableCell(text, name string) (string, bool) {
 }
 
 func TestBenchJSON(t *testing.T) {
-	r := hoodiectl(t, "", "bench", "--rows", "3000", "--runs", "2", "--format", "json", "--dir", t.TempDir()).mustSucceed(t)
+	r := hoodiectl(t, "", "bench", "--rows", "3000", "--runs", "2", "--format", "json", "--warm", "--dir", t.TempDir()).mustSucceed(t)
 	var rep benchReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("%v:\n%s", err, r.stdout)
 	}
-	if rep.Rows != 3000 || rep.Runs != 2 || len(rep.Results) != len(benchWorkloads) || len(rep.Ratios) != 3 {
-		t.Fatalf("report of %d rows, %d runs, %d results, %d ratios:\n%s", rep.Rows, rep.Runs, len(rep.Results), len(rep.Ratios), r.stdout)
+	if rep.Rows != 3000 || rep.Runs != 2 || rep.Memory != "warm" || len(rep.Results) != len(benchWorkloads) || len(rep.Ratios) != 3 {
+		t.Fatalf("report of %d rows, %d runs, %q memory, %d results, %d ratios:\n%s", rep.Rows, rep.Runs, rep.Memory, len(rep.Results), len(rep.Ratios), r.stdout)
 	}
 	for i, res := range rep.Results {
 		if res.Workload != benchWorkloads[i] || res.Rows != benchRowsWant[res.Workload] {
