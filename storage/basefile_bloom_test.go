@@ -209,3 +209,19 @@ func BenchmarkBloomAdd(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkBloomString serializes the filter of a base file of a bulk
+// insert: about 111,000 keys, the records of one of its nine files.
+func BenchmarkBloomString(b *testing.B) {
+	f, err := NewBloomFilter(DefaultBloomNumEntries, DefaultBloomFPP, DefaultBloomMaxEntries)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.AddKeys(uuidKeys(rand.New(rand.NewPCG(7, 8)), 111_000))
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(f.String()) == 0 {
+			b.Fatal("empty serialization")
+		}
+	}
+}
