@@ -309,8 +309,8 @@ func rowHas(row []byte, positions []uint32) bool {
 // base64 of Hadoop's Writable form of the dynamic filter.
 //
 // The serialized filter streams into the base64 encoder, which writes into
-// the string's own memory: a file's filter takes about 1.6 MB of base64,
-// which a serialized copy and EncodeToString's copy took three times.
+// the string's own memory: the filter of 111,000 keys takes 0.87 MB of
+// base64, and with a serialized copy and EncodeToString's copies 2.38 MB.
 func (f *BloomFilter) String() string {
 	rowLen := bloomFilterHeaderLength + f.rowBytes()
 	var out strings.Builder
