@@ -86,21 +86,30 @@ func (ix *Index) Tag(ctx context.Context, keys []string) ([]Match, error) {
 type tagKeys struct {
 	// buf holds the Pebble keys in the caller's order: key i starts
 	// buf[starts[i]:starts[i+1]], a slot as long as 1+len(keys[i]), which
-	// a UUID does not fill.
+	// a UUID does not fill. When every key is a UUID, starts is nil and
+	// key i is buf[i*uuidKeyLen:(i+1)*uuidKeyLen].
 	buf     []byte
 	starts  []int
+	n       int       // the number of keys
 	encoded int       // the length of the Pebble keys, all together
 	sorted  []keyHead // the keys in sorted order, once sorted
 }
 
+// uuidKeyLen is the length of the Pebble key of a UUID.
+const uuidKeyLen = 1 + 16
+
 // len returns the number of keys.
-func (tk *tagKeys) len() int { return len(tk.starts) - 1 }
+func (tk *tagKeys) len() int { return tk.n }
 
 // key returns the Pebble key of key i.
 func (tk *tagKeys) key(i uint32) []byte {
+	if tk.starts == nil {
+		at := int(i) * uuidKeyLen
+		return tk.buf[at : at+uuidKeyLen : at+uuidKeyLen]
+	}
 	k := tk.buf[tk.starts[i]:tk.starts[i+1]:tk.starts[i+1]]
 	if k[0] == nsUUID {
-		return k[: 1+16 : 1+16]
+		return k[:uuidKeyLen:uuidKeyLen]
 	}
 	return k
 }
@@ -122,6 +131,16 @@ func (ks keySegments) len() int {
 		n += len(seg)
 	}
 	return n
+}
+
+// first returns the first key. There is one.
+func (ks keySegments) first() string {
+	for _, seg := range ks {
+		if len(seg) > 0 {
+			return seg[0]
+		}
+	}
+	return ""
 }
 
 // each calls fn with the parts of the segments that hold keys lo to hi-1,
@@ -154,8 +173,11 @@ func sortKeys(keys keySegments, workers int) *tagKeys {
 // workers goroutines, and leaves them unsorted. There is at least one key
 // and fewer than 1<<32.
 func encodeKeys(keys keySegments, workers int) *tagKeys {
+	if tk := encodeUUIDKeys(keys, workers); tk != nil {
+		return tk
+	}
 	n := keys.len()
-	tk := &tagKeys{starts: make([]int, n+1)}
+	tk := &tagKeys{starts: make([]int, n+1), n: n}
 	i := 0
 	for _, seg := range keys {
 		for _, k := range seg {
@@ -184,6 +206,60 @@ func encodeKeys(keys keySegments, workers int) *tagKeys {
 		})
 	})
 	tk.encoded = int(encoded.Load())
+	return tk
+}
+
+// encodeUUIDKeys is encodeKeys for keys that are all UUIDs (see
+// parseUUID), as the record keys of most tables are: their Pebble keys
+// take uuidKeyLen bytes each, back to back, where the slots of encodeKeys
+// take 1+36 and an offset each (on 1M keys, 17 MB against 45 MB). It
+// returns nil, having looked at the keys only until it found out, if they
+// are not all UUIDs.
+func encodeUUIDKeys(keys keySegments, workers int) *tagKeys {
+	n := 0
+	for _, seg := range keys {
+		for _, k := range seg {
+			if len(k) != uuidLen {
+				return nil
+			}
+		}
+		n += len(seg)
+	}
+	var first [uuidLen]byte
+	copy(first[:], keys.first())
+	if _, ok := parseUUID(first[:]); !ok {
+		return nil
+	}
+	tk := &tagKeys{buf: make([]byte, n*uuidKeyLen), n: n, encoded: n * uuidKeyLen}
+	var failed atomic.Bool
+	inParallel(n, workers, func(lo, hi int) {
+		keys.each(lo, hi, func(first int, seg []string) {
+			// As in encodeKeys, a block of keys is loaded first, and
+			// each key is parsed from a copy.
+			var text [uuidLen]byte
+			for block := 0; block < len(seg); block += prefetchBlock {
+				if failed.Load() {
+					return
+				}
+				end := min(block+prefetchBlock, len(seg))
+				prefetch.Strings(seg[block:end])
+				for j := block; j < end; j++ {
+					copy(text[:], seg[j])
+					u, ok := parseUUID(text[:])
+					if !ok {
+						failed.Store(true)
+						return
+					}
+					key := tk.buf[(first+j)*uuidKeyLen:]
+					key[0] = nsUUID
+					copy(key[1:uuidKeyLen], u[:])
+				}
+			}
+		})
+	})
+	if failed.Load() {
+		return nil
+	}
 	return tk
 }
 

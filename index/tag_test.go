@@ -146,13 +146,27 @@ func TestSortKeys(t *testing.T) {
 		}
 		return keys
 	}
-	// inRuns returns random keys in runs ascending in index order, as the
+	// UUIDs take encodeUUIDKeys's way; a last one in upper case sends it
+	// back to encodeKeys's.
+	uuids := func(n int) []string {
+		keys := make([]string, n)
+		for i := range keys {
+			keys[i] = testKey(rng.IntN(n + 1))
+		}
+		return keys
+	}
+	almostUUIDs := func(n int) []string {
+		keys := uuids(n)
+		keys[n-1] = strings.ToUpper(keys[n-1])
+		return keys
+	}
+	// inRuns returns keys of gen in runs ascending in index order, as the
 	// changes of a write come a file group at a time: runs is the number
 	// of chunks, each sorted, so there are at most that many ascending
 	// runs.
-	inRuns := func(runs int) func(n int) []string {
+	inRuns := func(gen func(n int) []string, runs int) func(n int) []string {
 		return func(n int) []string {
-			keys := randomKeys(n)
+			keys := gen(n)
 			for r := range runs {
 				chunk := keys[r*n/runs : (r+1)*n/runs]
 				slices.SortFunc(chunk, func(a, b string) int {
@@ -168,14 +182,18 @@ func TestSortKeys(t *testing.T) {
 		merged bool // whether equal keys must keep their order
 	}{
 		{"random", randomKeys, false},
-		{"one run", inRuns(1), true},
-		{"three runs", inRuns(3), true},
-		{"most runs merged", inRuns(maxMergedRuns), true},
-		{"too many runs to merge", inRuns(maxMergedRuns + 1), false},
+		{"one run", inRuns(randomKeys, 1), true},
+		{"three runs", inRuns(randomKeys, 3), true},
+		{"most runs merged", inRuns(randomKeys, maxMergedRuns), true},
+		{"too many runs to merge", inRuns(randomKeys, maxMergedRuns+1), false},
+		{"UUIDs", uuids, false},
+		{"UUIDs in three runs", inRuns(uuids, 3), true},
+		{"UUIDs but the last", almostUUIDs, false},
+		{"UUIDs but the last, in runs", inRuns(almostUUIDs, 3), true},
 	}
 	for _, layout := range layouts {
 		for _, n := range []int{1, 2, 2*minShardKeys - 1, 2 * minShardKeys, 5*minShardKeys + 3} {
-			for _, workers := range []int{1, 2, 3, 4} {
+			for _, workers := range []int{1, 2, 3} {
 				keys := layout.keys(n)
 				// Odd worker counts see the keys in uneven segments, one
 				// of them empty, as a write's put groups give them.
@@ -185,6 +203,15 @@ func TestSortKeys(t *testing.T) {
 					segments = keySegments{keys[:a], nil, keys[a:b], keys[b:]}
 				}
 				tk := sortKeys(segments, workers)
+				allUUIDs := true
+				for _, k := range keys {
+					if _, ok := parseUUID([]byte(k)); !ok {
+						allUUIDs = false
+					}
+				}
+				if allUUIDs != (tk.starts == nil) {
+					t.Fatalf("%s n=%d workers=%d: keys all UUIDs %v, encoded back to back %v", layout.name, n, workers, allUUIDs, tk.starts == nil)
+				}
 				seen := make([]bool, n)
 				var prev []byte
 				for i, kh := range tk.sorted {
