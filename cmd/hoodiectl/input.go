@@ -213,6 +213,80 @@ func decodeBlocks[T any](ctx context.Context, name string, blocks *blockReader, 
 	return fmt.Errorf("%s: %w", name, ctx.Err())
 }
 
+// repeatedStrings shares the boxed value of each string that a column of a
+// block repeats: a column of few distinct values (a partition path, a
+// status, a city) then takes no memory a row, where each string value
+// takes an allocation for the box of its interface, and in JSON lines one
+// for its bytes. A column whose strings mostly differ (keys, UUIDs, free
+// text) stops looking once its first repeatProbe strings show it. Values
+// are never changed once made, so rows may share them.
+type repeatedStrings struct {
+	values      map[string]any
+	looked, hit int
+	off         bool
+}
+
+const (
+	// repeatProbe is how many strings a column looks up before it keeps
+	// looking only if at least half of them were repeats.
+	repeatProbe = 1024
+	// maxRepeated is the most strings a column remembers.
+	maxRepeated = 4096
+)
+
+// repeatedOf returns the repeatedStrings of column col of cs, adding those
+// of the columns before it.
+func repeatedOf(cs *[]repeatedStrings, col int) *repeatedStrings {
+	for col >= len(*cs) {
+		*cs = append(*cs, repeatedStrings{})
+	}
+	return &(*cs)[col]
+}
+
+// value returns the string b, boxed: the box made for an earlier b if
+// there was one.
+func (c *repeatedStrings) value(b []byte) any {
+	if c.off {
+		return string(b)
+	}
+	if v, ok := c.values[string(b)]; ok {
+		c.looked++
+		c.hit++
+		return v
+	}
+	return c.add(string(b))
+}
+
+// valueOf is value for a string.
+func (c *repeatedStrings) valueOf(s string) any {
+	if c.off {
+		return s
+	}
+	if v, ok := c.values[s]; ok {
+		c.looked++
+		c.hit++
+		return v
+	}
+	return c.add(s)
+}
+
+// add boxes s, a string not seen before, and remembers the box unless the
+// column turns out not to repeat its strings.
+func (c *repeatedStrings) add(s string) any {
+	var v any = s
+	if c.looked++; c.looked >= repeatProbe && 2*c.hit < c.looked {
+		c.off, c.values = true, nil
+		return v
+	}
+	if c.values == nil {
+		c.values = map[string]any{}
+	}
+	if len(c.values) < maxRepeated {
+		c.values[s] = v
+	}
+	return v
+}
+
 // blockRecords are the records of blocks of lines of an input.
 type blockRecords struct {
 	inf   *storage.Inferrer

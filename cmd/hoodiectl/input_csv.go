@@ -90,6 +90,8 @@ type csvDecoder struct {
 	cols          []int // the column index of each header field, -1 for meta columns
 	numCols       int
 	width         int // the number of header fields
+	// repeated holds, by column, the values of the strings it repeats.
+	repeated []repeatedStrings
 }
 
 // newCSVDecoder returns a decoder adding records to recs, whose columns are
@@ -120,8 +122,8 @@ func (d *csvDecoder) decode(name string, b lineBlock) error {
 		}
 		row := make([]any, d.numCols)
 		for i, f := range fields {
-			if d.cols[i] >= 0 && f != "" {
-				row[d.cols[i]] = f
+			if col := d.cols[i]; col >= 0 && f != "" {
+				row[col] = repeatedOf(&d.repeated, col).valueOf(f)
 			}
 		}
 		if err := d.inf.Add(row); err != nil {

@@ -77,53 +77,6 @@ type jsonlDecoder struct {
 	repeated []repeatedStrings
 }
 
-// repeatedStrings shares the boxed value of each string that a column of a
-// block repeats: a column of few distinct values (a partition path, a
-// status, a city) then takes no memory a row, where each string value
-// takes two allocations, its bytes and the box of its interface. A column
-// whose strings mostly differ (keys, UUIDs, free text) stops looking once
-// its first repeatProbe strings show it. Values are never changed once
-// made, so rows may share them.
-type repeatedStrings struct {
-	values      map[string]any
-	looked, hit int
-	off         bool
-}
-
-const (
-	// repeatProbe is how many strings a column looks up before it keeps
-	// looking only if at least half of them were repeats.
-	repeatProbe = 1024
-	// maxRepeated is the most strings a column remembers.
-	maxRepeated = 4096
-)
-
-// value returns the string b, boxed: the box made for an earlier b if
-// there was one.
-func (c *repeatedStrings) value(b []byte) any {
-	if c.off {
-		return string(b)
-	}
-	c.looked++
-	if v, ok := c.values[string(b)]; ok {
-		c.hit++
-		return v
-	}
-	s := string(b)
-	var v any = s
-	if c.looked >= repeatProbe && 2*c.hit < c.looked {
-		c.off, c.values = true, nil
-		return v
-	}
-	if c.values == nil {
-		c.values = map[string]any{}
-	}
-	if len(c.values) < maxRepeated {
-		c.values[s] = v
-	}
-	return v
-}
-
 // columnValue reads the value of a member of column col (-1 for a meta
 // column), sharing the strings the column repeats.
 func (d *jsonlDecoder) columnValue(p *jsonParser, col int) (any, error) {
@@ -134,10 +87,7 @@ func (d *jsonlDecoder) columnValue(p *jsonParser, col int) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	for col >= len(d.repeated) {
-		d.repeated = append(d.repeated, repeatedStrings{})
-	}
-	return d.repeated[col].value(b), nil
+	return repeatedOf(&d.repeated, col).value(b), nil
 }
 
 // newJSONLDecoder returns a decoder adding records to recs. Their rows have

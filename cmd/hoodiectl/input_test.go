@@ -971,3 +971,60 @@ func TestDecodeCSVBlocksErrors(t *testing.T) {
 	}}
 	checkBlockErrors(t, decodeCSVBlocks, tests)
 }
+
+func TestRepeatedStrings(t *testing.T) {
+	tests := []struct {
+		name     string
+		value    func(i int) string
+		wantOff  bool
+		wantKept int
+	}{
+		{"few values", func(i int) string { return fmt.Sprint("city-", i%3) }, false, 3},
+		{"many values, repeated", func(i int) string { return fmt.Sprint("rider-", i%1000) }, false, 1000},
+		{"more values than kept, most strings repeats", func(i int) string {
+			if i%3 != 0 {
+				return "same"
+			}
+			return fmt.Sprint("v", i/3%(2*maxRepeated))
+		}, false, maxRepeated},
+		{"more values than kept, few repeats", func(i int) string { return fmt.Sprint("v", i%(2*maxRepeated)) }, true, 0},
+		{"all different", func(i int) string { return fmt.Sprint("key-", i) }, true, 0},
+		{"repeats, then all different", func(i int) string {
+			if i < 2*repeatProbe {
+				return "same"
+			}
+			return fmt.Sprint("key-", i)
+		}, true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c repeatedStrings
+			for i := range 20_000 {
+				// JSON lines give bytes, CSV strings.
+				want := tt.value(i)
+				var got any
+				if i%2 == 0 {
+					got = c.value([]byte(want))
+				} else {
+					got = c.valueOf(want)
+				}
+				if got != want {
+					t.Fatalf("value %d: %q, want %q", i, got, want)
+				}
+			}
+			if c.off != tt.wantOff || len(c.values) != tt.wantKept {
+				t.Errorf("off %v with %d values kept, want off %v with %d", c.off, len(c.values), tt.wantOff, tt.wantKept)
+			}
+		})
+	}
+	// A repeated string costs nothing once seen.
+	var c repeatedStrings
+	b := []byte("asia/india/chennai")
+	c.value(b)
+	if n := testing.AllocsPerRun(100, func() { c.value(b) }); n != 0 {
+		t.Errorf("a repeated string took %v allocations", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { c.valueOf("asia/india/chennai") }); n != 0 {
+		t.Errorf("a repeated string of CSV took %v allocations", n)
+	}
+}
