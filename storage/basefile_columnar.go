@@ -189,8 +189,10 @@ func (f *columnarFile) release() {
 	if f.page == nil {
 		return
 	}
+	// The values of the rows written, the longest chunk's included, go:
+	// the pool must not keep them alive.
+	clear(f.flat[:cap(f.flat)])
 	buf := &columnarFileBuffers{page: f.page, flat: f.flat[:0]}
-	clear(f.flat) // the values of the rows written
 	for _, c := range f.columns {
 		buf.columns = append(buf.columns, c.buffers())
 	}
