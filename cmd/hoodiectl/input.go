@@ -64,9 +64,10 @@ func newTextReader(ctx context.Context, r io.Reader, size int) *bufio.Reader {
 
 // lineBlock is a block of whole lines of a text input.
 type lineBlock struct {
-	data []byte // the lines; the last lacks its end of line at the end of the input
-	line int    // the number of the first line
-	err  error  // the error reading on after data; io.EOF at the end of the input
+	data  []byte // the lines; the last lacks its end of line at the end of the input
+	line  int    // the number of the first line
+	lines int    // the number of ends of line in data
+	err   error  // the error reading on after data; io.EOF at the end of the input
 }
 
 // blockReader cuts a text input into blocks of whole lines.
@@ -103,8 +104,8 @@ func (br *blockReader) next(buf []byte) lineBlock {
 			}
 		}
 		br.rest = append(br.rest[:0], buf[end:]...)
-		b := lineBlock{data: buf[:end], line: br.line, err: err}
-		br.line += bytes.Count(b.data, []byte{'\n'})
+		b := lineBlock{data: buf[:end], line: br.line, lines: bytes.Count(buf[:end], []byte{'\n'}), err: err}
+		br.line += b.lines
 		return b
 	}
 }
@@ -301,6 +302,12 @@ type blockRecords struct {
 func (r *blockRecords) merge(other *blockRecords, decode func() error) error {
 	if other == nil || r.inf.Merge(other.inf) != nil {
 		return decode()
+	}
+	// The lines of a large input's records take 8 MB a million: growing
+	// them by doubling, rather than by append's quarter, allocates twice
+	// that, not five times.
+	if cap(r.lines)-len(r.lines) < len(other.lines) {
+		r.lines = slices.Grow(r.lines, max(len(other.lines), len(r.lines)))
 	}
 	r.lines = append(r.lines, other.lines...)
 	return nil

@@ -107,6 +107,7 @@ func newCSVDecoder(recs *blockRecords, header []string) (*csvDecoder, error) {
 // decode adds the records of block b to d.blockRecords. An error names the
 // input name and the line.
 func (d *csvDecoder) decode(name string, b lineBlock) error {
+	d.lines = slices.Grow(d.lines, b.lines+1) // a record a line at most
 	cr := newCSVReader(b.data)
 	for {
 		fields, perr := cr.read()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -100,6 +101,7 @@ func newJSONLDecoder(recs *blockRecords) *jsonlDecoder {
 // decode adds the records of the lines of block b to d.blockRecords. An
 // error names the input name and the line.
 func (d *jsonlDecoder) decode(name string, b lineBlock) error {
+	d.lines = slices.Grow(d.lines, b.lines+1) // a record a line at most
 	data := b.data
 	for lineNo := b.line; len(data) > 0; lineNo++ {
 		line := data
