@@ -393,11 +393,28 @@ func (rs *sortedRecords) each(ctx context.Context, dels, puts sortedChanges, end
 // sortedChanges walks the Pebble keys of record keys in key order, each
 // once.
 type sortedChanges struct {
-	buf  []byte   // the keys in sorted order, one after the other
-	ends []int    // where each key ends in buf
+	buf []byte // the keys in sorted order, one after the other
+	// ends holds where each key ends in buf, unless the keys are all UUIDs
+	// (see encodeUUIDKeys): then ends is nil and each takes uuidKeyLen.
+	ends []int
 	pos  []uint32 // the position of each key among the record keys
 	ids  []uint32 // a file-group id for each key, if given
+	n    int      // the number of keys
 	next int      // the next key to take
+}
+
+// newSortedChangesOf returns the sorted changes of the n keys of tk, their
+// memory made, with ids if withIDs.
+func newSortedChangesOf(tk *tagKeys, withIDs bool) sortedChanges {
+	n := tk.len()
+	s := sortedChanges{pos: make([]uint32, n), n: n}
+	if tk.starts != nil {
+		s.ends = make([]int, n)
+	}
+	if withIDs {
+		s.ids = make([]uint32, n)
+	}
+	return s
 }
 
 // newSortedChanges sorts keys, each with its id if ids is not nil.
@@ -420,14 +437,14 @@ func newSortedChanges(keys keySegments, ids []uint32, workers int) sortedChanges
 // order: reading each run in sequence needs neither the sorted positions
 // nor gather's copies.
 func (tk *tagKeys) mergeChanges(bounds []int, ids []uint32) sortedChanges {
-	n := tk.len()
-	s := sortedChanges{buf: make([]byte, 0, tk.encoded), ends: make([]int, n), pos: make([]uint32, n)}
-	if ids != nil {
-		s.ids = make([]uint32, n)
-	}
+	s := newSortedChangesOf(tk, ids != nil)
+	s.buf = make([]byte, 0, tk.encoded)
 	tk.mergeRuns(bounds, func(i int, pos uint32) {
 		s.buf = append(s.buf, tk.key(pos)...)
-		s.ends[i], s.pos[i] = len(s.buf), pos
+		if s.ends != nil {
+			s.ends[i] = len(s.buf)
+		}
+		s.pos[i] = pos
 		if ids != nil {
 			s.ids[i] = ids[pos]
 		}
@@ -442,9 +459,24 @@ func (tk *tagKeys) mergeChanges(bounds []int, ids []uint32) sortedChanges {
 // loop overlaps the misses.
 func (tk *tagKeys) gather(ids []uint32, workers int) sortedChanges {
 	n := len(tk.sorted)
-	s := sortedChanges{ends: make([]int, n), pos: make([]uint32, n)}
-	if ids != nil {
-		s.ids = make([]uint32, n)
+	s := newSortedChangesOf(tk, ids != nil)
+	gatherAt := func(i int) uint32 {
+		pos := tk.sorted[i].Value
+		s.pos[i] = pos
+		if ids != nil {
+			s.ids[i] = ids[pos]
+		}
+		return pos
+	}
+	if s.ends == nil {
+		// Keys of one length go straight to their place.
+		s.buf = make([]byte, n*uuidKeyLen)
+		inParallel(n, workers, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				copy(s.buf[i*uuidKeyLen:], tk.key(gatherAt(i)))
+			}
+		})
+		return s
 	}
 	type part struct {
 		lo, hi int
@@ -457,12 +489,8 @@ func (tk *tagKeys) gather(ids []uint32, workers int) sortedChanges {
 	inParallel(n, workers, func(lo, hi int) {
 		buf := make([]byte, 0, len(tk.buf)/n*(hi-lo))
 		for i := lo; i < hi; i++ {
-			pos := tk.sorted[i].Value
-			buf = append(buf, tk.key(pos)...)
-			s.ends[i], s.pos[i] = len(buf), pos
-			if ids != nil {
-				s.ids[i] = ids[pos]
-			}
+			buf = append(buf, tk.key(gatherAt(i))...)
+			s.ends[i] = len(buf)
 		}
 		mu.Lock()
 		parts = append(parts, part{lo, hi, buf})
@@ -483,13 +511,17 @@ func (tk *tagKeys) gather(ids []uint32, workers int) sortedChanges {
 	return s
 }
 
-func (s *sortedChanges) more() bool { return s.next < len(s.ends) }
+func (s *sortedChanges) more() bool { return s.next < s.n }
 
 // len returns the number of keys, duplicates included.
-func (s *sortedChanges) len() int { return len(s.ends) }
+func (s *sortedChanges) len() int { return s.n }
 
 // at returns the i-th Pebble key in sorted order.
 func (s *sortedChanges) at(i int) []byte {
+	if s.ends == nil {
+		at := i * uuidKeyLen
+		return s.buf[at : at+uuidKeyLen : at+uuidKeyLen]
+	}
 	start := 0
 	if i > 0 {
 		start = s.ends[i-1]
