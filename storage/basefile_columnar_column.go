@@ -16,6 +16,8 @@ import (
 	"github.com/parquet-go/parquet-go/encoding/rle"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/hoodie-dev/hoodie/internal/grow"
 )
 
 // columnIndexSizeLimit is how many bytes of a byte array the column index
@@ -218,7 +220,7 @@ func (c *columnarColumn) appendString(b []byte) {
 			c.dropDictionary()
 		}
 	} else {
-		p.bytes = append(reserve(p.bytes, len(b)), b...)
+		p.bytes = append(grow.Reserve(p.bytes, len(b)), b...)
 		p.offsets = append(p.offsets, uint32(len(p.bytes)))
 	}
 }
@@ -229,34 +231,22 @@ func (c *columnarColumn) appendString(b []byte) {
 func (c *columnarColumn) reserveRows(n int) {
 	p := &c.page
 	if c.leaf.optional {
-		p.defs = reserve(p.defs, n)
+		p.defs = grow.Reserve(p.defs, n)
 	}
 	switch {
 	case c.dictOn:
-		p.indexes = reserve(p.indexes, n)
+		p.indexes = grow.Reserve(p.indexes, n)
 	case c.leaf.kind == parquet.ByteArray || c.leaf.kind == parquet.FixedLenByteArray:
-		p.offsets = reserve(p.offsets, n)
+		p.offsets = grow.Reserve(p.offsets, n)
 	case c.leaf.kind == parquet.Int32:
-		p.ints32 = reserve(p.ints32, n)
+		p.ints32 = grow.Reserve(p.ints32, n)
 	case c.leaf.kind == parquet.Int64:
-		p.ints64 = reserve(p.ints64, n)
+		p.ints64 = grow.Reserve(p.ints64, n)
 	case c.leaf.kind == parquet.Float:
-		p.floats = reserve(p.floats, n)
+		p.floats = grow.Reserve(p.floats, n)
 	case c.leaf.kind == parquet.Double:
-		p.doubles = reserve(p.doubles, n)
+		p.doubles = grow.Reserve(p.doubles, n)
 	}
-}
-
-// reserve returns s with room for n more elements. When it must grow, it
-// at least doubles its capacity: Go's append grows a large slice by a
-// quarter at a time, and a page or a column chunk grown so to its full
-// size allocates about five times that size in all, where doubling
-// allocates twice it.
-func reserve[S ~[]E, E any](s S, n int) S {
-	if n <= cap(s)-len(s) {
-		return s
-	}
-	return slices.Grow(s, max(n, cap(s)))
 }
 
 // checkBytes ends the page once its byte arrays, or the dictionary, reach
@@ -292,7 +282,7 @@ func (c *columnarColumn) dictionaryPays() bool {
 func (c *columnarColumn) dropDictionary() {
 	p := &c.page
 	for _, i := range p.indexes {
-		p.bytes = append(reserve(p.bytes, len(c.dict.value(i))), c.dict.value(i)...)
+		p.bytes = append(grow.Reserve(p.bytes, len(c.dict.value(i))), c.dict.value(i)...)
 		p.offsets = append(p.offsets, uint32(len(p.bytes)))
 	}
 	p.indexes, p.dictBytes = p.indexes[:0], 0
@@ -455,7 +445,7 @@ func (c *columnarColumn) endPage() error {
 		CompressedPageSize: int32(len(header) + len(compressed)),
 		FirstRowIndex:      c.numRows,
 	})
-	c.pages = append(append(reserve(c.pages, len(header)+len(compressed)), header...), compressed...)
+	c.pages = append(append(grow.Reserve(c.pages, len(header)+len(compressed)), header...), compressed...)
 	c.meta.TotalUncompressedSize += int64(len(header) + len(body))
 	c.meta.TotalCompressedSize += int64(len(header) + len(compressed))
 	c.meta.NumValues += int64(p.rows)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hoodie-dev/hoodie/index"
+	"github.com/hoodie-dev/hoodie/internal/grow"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
 )
@@ -145,7 +146,7 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 				dupes = append(dupes, r)
 				continue
 			}
-			p.newInserts[part] = appendDoubling(p.newInserts[part], r)
+			p.newInserts[part] = append(grow.Reserve(p.newInserts[part], 1), r)
 		case OpDelete, OpSoftDelete:
 			if !m.Found {
 				p.skipped++
@@ -157,12 +158,12 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 			case !m.Found && r.deleted:
 				p.skipped++
 			case !m.Found:
-				p.newInserts[part] = appendDoubling(p.newInserts[part], r)
+				p.newInserts[part] = append(grow.Reserve(p.newInserts[part], 1), r)
 			case slice.Partition == part || r.deleted:
 				p.group(slice).updates[r.key] = r
 			case w.cfg.MergeMode() == storage.MergeCommitTime:
 				p.group(slice).movedOut[r.key] = r
-				p.newInserts[part] = appendDoubling(p.newInserts[part], r)
+				p.newInserts[part] = append(grow.Reserve(p.newInserts[part], 1), r)
 			default:
 				r.conditionalMove = true
 				p.group(slice).movedOut[r.key] = r
@@ -174,17 +175,6 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 			in.displayName(), len(dupes), firstRecords(in, dupes, 5))}
 	}
 	return p, nil
-}
-
-// appendDoubling appends r to rs, doubling the capacity when it is full.
-// Go's append grows a large slice by a quarter at a time, which for the
-// records of a partition in a bulk insert allocates about five times
-// their size in all; doubling allocates twice it.
-func appendDoubling(rs []*record, r *record) []*record {
-	if len(rs) == cap(rs) {
-		rs = slices.Grow(rs, max(len(rs), 64))
-	}
-	return append(rs, r)
 }
 
 // firstRecords names the first n of records in input order.
