@@ -397,17 +397,16 @@ type sortedChanges struct {
 	// ends holds where each key ends in buf, unless the keys are all UUIDs
 	// (see encodeUUIDKeys): then ends is nil and each takes uuidKeyLen.
 	ends []int
-	pos  []uint32 // the position of each key among the record keys
+	pos  []uint32 // the position of each key among the record keys, one a key
 	ids  []uint32 // a file-group id for each key, if given
-	n    int      // the number of keys
 	next int      // the next key to take
 }
 
-// newSortedChangesOf returns the sorted changes of the n keys of tk, their
-// memory made, with ids if withIDs.
+// newSortedChangesOf returns room for the sorted changes of the keys of tk,
+// with ids if withIDs.
 func newSortedChangesOf(tk *tagKeys, withIDs bool) sortedChanges {
 	n := tk.len()
-	s := sortedChanges{pos: make([]uint32, n), n: n}
+	s := sortedChanges{pos: make([]uint32, n)}
 	if tk.starts != nil {
 		s.ends = make([]int, n)
 	}
@@ -511,16 +510,15 @@ func (tk *tagKeys) gather(ids []uint32, workers int) sortedChanges {
 	return s
 }
 
-func (s *sortedChanges) more() bool { return s.next < s.n }
+func (s *sortedChanges) more() bool { return s.next < len(s.pos) }
 
 // len returns the number of keys, duplicates included.
-func (s *sortedChanges) len() int { return s.n }
+func (s *sortedChanges) len() int { return len(s.pos) }
 
 // at returns the i-th Pebble key in sorted order.
 func (s *sortedChanges) at(i int) []byte {
 	if s.ends == nil {
-		at := i * uuidKeyLen
-		return s.buf[at : at+uuidKeyLen : at+uuidKeyLen]
+		return uuidKeyAt(s.buf, i)
 	}
 	start := 0
 	if i > 0 {
