@@ -245,31 +245,19 @@ func repeatedOf(cs *[]repeatedStrings, col int) *repeatedStrings {
 	return &(*cs)[col]
 }
 
-// value returns the string b, boxed: the box made for an earlier b if
-// there was one.
-func (c *repeatedStrings) value(b []byte) any {
+// repeatedValue returns the string s, boxed: the box c made for an earlier
+// s if there was one. JSON lines give their strings as bytes, CSV as
+// strings; looking either up takes no allocation.
+func repeatedValue[T string | []byte](c *repeatedStrings, s T) any {
 	if c.off {
-		return string(b)
+		return string(s)
 	}
-	if v, ok := c.values[string(b)]; ok {
+	if v, ok := c.values[string(s)]; ok {
 		c.looked++
 		c.hit++
 		return v
 	}
-	return c.add(string(b))
-}
-
-// valueOf is value for a string.
-func (c *repeatedStrings) valueOf(s string) any {
-	if c.off {
-		return s
-	}
-	if v, ok := c.values[s]; ok {
-		c.looked++
-		c.hit++
-		return v
-	}
-	return c.add(s)
+	return c.add(string(s))
 }
 
 // add boxes s, a string not seen before, and remembers the box unless the

@@ -124,7 +124,7 @@ func (d *csvDecoder) decode(name string, b lineBlock) error {
 		row := make([]any, d.numCols)
 		for i, f := range fields {
 			if col := d.cols[i]; col >= 0 && f != "" {
-				row[col] = repeatedOf(&d.repeated, col).valueOf(f)
+				row[col] = repeatedValue(repeatedOf(&d.repeated, col), f)
 			}
 		}
 		if err := d.inf.Add(row); err != nil {

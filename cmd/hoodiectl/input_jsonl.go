@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -88,7 +89,7 @@ func (d *jsonlDecoder) columnValue(p *jsonParser, col int) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return repeatedOf(&d.repeated, col).value(b), nil
+	return repeatedValue(repeatedOf(&d.repeated, col), b), nil
 }
 
 // newJSONLDecoder returns a decoder adding records to recs. Their rows have
@@ -517,24 +518,14 @@ func pairedSurrogate(r rune, rest []byte) (rune, int) {
 // hex4 returns the value of the 4 hexadecimal digits b starts with, and
 // whether it starts with 4.
 func hex4(b []byte) (rune, bool) {
+	var v [2]byte
 	if len(b) < 4 {
 		return 0, false
 	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
+	if _, err := hex.Decode(v[:], b[:4]); err != nil {
+		return 0, false
 	}
-	return r, true
+	return rune(v[0])<<8 | rune(v[1]), true
 }
 
 // jsonEscapes maps the byte after a backslash to the byte it stands for, 0

@@ -1004,9 +1004,9 @@ func TestRepeatedStrings(t *testing.T) {
 				want := tt.value(i)
 				var got any
 				if i%2 == 0 {
-					got = c.value([]byte(want))
+					got = repeatedValue(&c, []byte(want))
 				} else {
-					got = c.valueOf(want)
+					got = repeatedValue(&c, want)
 				}
 				if got != want {
 					t.Fatalf("value %d: %q, want %q", i, got, want)
@@ -1020,11 +1020,11 @@ func TestRepeatedStrings(t *testing.T) {
 	// A repeated string costs nothing once seen.
 	var c repeatedStrings
 	b := []byte("asia/india/chennai")
-	c.value(b)
-	if n := testing.AllocsPerRun(100, func() { c.value(b) }); n != 0 {
+	repeatedValue(&c, b)
+	if n := testing.AllocsPerRun(100, func() { repeatedValue(&c, b) }); n != 0 {
 		t.Errorf("a repeated string took %v allocations", n)
 	}
-	if n := testing.AllocsPerRun(100, func() { c.valueOf("asia/india/chennai") }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { repeatedValue(&c, "asia/india/chennai") }); n != 0 {
 		t.Errorf("a repeated string of CSV took %v allocations", n)
 	}
 }
