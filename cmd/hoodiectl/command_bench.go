@@ -275,7 +275,7 @@ func (b *bench) progressf(format string, args ...any) {
 // It collects garbage first, so that the garbage of earlier work is not
 // collected on fn's clock, and unless b.warm gives the memory the process
 // does not use back to the system: a workload that reused the pages an
-// earlier one had taken (and the system had zeroed and mapped, at 10 µs a
+// earlier one had taken (and the system had zeroed and mapped, at about 11 µs a
 // page on the machines of docs/performance.md) would be timed without a
 // cost that the same workload run alone pays. fn returns the detail of the
 // report.
