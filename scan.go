@@ -11,10 +11,6 @@ import (
 	"github.com/hoodie-dev/hoodie/storage"
 )
 
-// lookupCacheSize is the Pebble block cache of an index opened for one
-// scan's key lookups: a lookup reads a few blocks once.
-const lookupCacheSize = 1 << 20
-
 // Scan opens a scan of the table (see read.NewScan). Unless opts.Locator
 // is set, a filter that pins record keys (uuid = 'k', uuid IN (...)) is
 // answered from the record index when the index is idle and at the
@@ -57,7 +53,6 @@ func (l *indexLocator) LocateKeys(ctx context.Context, view *read.View, keys []s
 	idx, err := index.Open(ctx, l.table.indexDir, index.Options{
 		TableName: l.name,
 		TableID:   l.table.path,
-		CacheSize: lookupCacheSize,
 		ReadOnly:  true,
 	})
 	if err != nil {

@@ -90,7 +90,12 @@
 // 16-byte UUIDs save about a fifth of the CPU each, the radix sort, the
 // copied chunks and the deferred answers most of the rest. What remains is
 // mostly Pebble's: reading the blocks (allocating, copying, checksumming)
-// and seeking in them. Block compression does not matter: Pebble stores a
+// and seeking in them, and, in a new process, the page faults of the
+// memory the blocks are read into: a cache that keeps every block it reads
+// takes as much new memory as the index's store, so the default cache is
+// small (see DefaultCacheSize), which halved the time of this Tag in a new
+// process. BenchmarkTagSorted does not show it: its process reuses the
+// memory of the index it opened before. Block compression does not matter: Pebble stores a
 // block as is when Snappy saves too little, as it does on these keys, and
 // zstd, which shrank the store by a third, made Tag 50% slower. Stepping
 // the iterator with Next before seeking, bloom filters with SeekPrefixGE,
