@@ -71,8 +71,8 @@ func (l *indexLocator) LocateKeys(ctx context.Context, view *read.View, keys []s
 	if err != nil {
 		return nil, false, fmt.Errorf("table %s: %w", l.table.path, err)
 	}
-	locs = make([]read.KeyLocation, len(matches))
-	for i, m := range matches {
+	locs = make([]read.KeyLocation, matches.Len())
+	for i, m := range matches.All() {
 		locs[i] = read.KeyLocation{Partition: m.Location.PartitionPath, FileID: m.Location.FileID, Found: m.Found}
 	}
 	return locs, true, nil

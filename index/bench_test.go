@@ -102,7 +102,7 @@ func benchBatches(n int) [][]string {
 // Each call gets the index freshly opened with opts, as a writer opens it
 // for each commit: Pebble's block cache is cold, the OS page cache warm.
 // Only tag is timed.
-func benchTag(b *testing.B, n int, opts Options, tag func(*Index, []string) ([]Match, error)) {
+func benchTag(b *testing.B, n int, opts Options, tag func(*Index, []string) (int, error)) {
 	dir := benchDir(b)
 	batches := benchBatches(n)
 	for i := 0; b.Loop(); i++ {
@@ -112,13 +112,13 @@ func benchTag(b *testing.B, n int, opts Options, tag func(*Index, []string) ([]M
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		ms, err := tag(ix, batches[i%len(batches)])
+		matches, err := tag(ix, batches[i%len(batches)])
 		b.StopTimer()
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(ms) != n {
-			b.Fatalf("%d matches for %d keys", len(ms), n)
+		if matches != n {
+			b.Fatalf("%d matches for %d keys", matches, n)
 		}
 		if err := ix.Close(); err != nil {
 			b.Fatal(err)
@@ -137,8 +137,9 @@ func BenchmarkTagSorted(b *testing.B) {
 			b.Run(fmt.Sprintf("batch=%d/workers=%d", n, workers), func(b *testing.B) {
 				opts := testOptions
 				opts.TagWorkers = workers
-				benchTag(b, n, opts, func(ix *Index, keys []string) ([]Match, error) {
-					return ix.Tag(context.Background(), keys)
+				benchTag(b, n, opts, func(ix *Index, keys []string) (int, error) {
+					ms, err := ix.Tag(context.Background(), keys)
+					return ms.Len(), err
 				})
 			})
 		}
@@ -155,9 +156,10 @@ func BenchmarkTagGetPerKey(b *testing.B) {
 	}
 }
 
-// getPerKey looks keys up one Get at a time.
-func getPerKey(ix *Index, keys []string) ([]Match, error) {
-	out := make([]Match, len(keys))
+// getPerKey looks keys up one Get at a time, returning how many it looked
+// up.
+func getPerKey(ix *Index, keys []string) (int, error) {
+	ids := make([]uint32, len(keys))
 	var key []byte
 	for i, k := range keys {
 		key = appendRecordKey(key[:0], k)
@@ -166,15 +168,15 @@ func getPerKey(ix *Index, keys []string) ([]Match, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		id, _ := binary.Uvarint(v)
-		out[i] = Match{Location: ix.visible[id], Found: true}
+		ids[i] = uint32(id) + 1
 		if err := closer.Close(); err != nil {
-			return nil, err
+			return 0, err
 		}
 	}
-	return out, nil
+	return len(ids), nil
 }
 
 // BenchmarkApply measures commits of 1000 puts and 100 deletes each.

@@ -77,7 +77,7 @@ func TestSmallWritesLeaveBottomLevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, m := range matches {
+	for i, m := range matches.All() {
 		if !m.Found || m.Location != want[keys[i]] {
 			t.Fatalf("key %q: %+v, want %v", keys[i], m, want[keys[i]])
 		}

@@ -78,8 +78,9 @@
 // (copying keys scattered in memory overlaps the cache misses that the
 // walk, waiting on each lookup, would take one at a time) and writes the
 // chunk's answers when done with it. Memory is a copy of the keys, about
-// 40 bytes per key besides, the answers and Pebble's block cache
-// (Options.CacheSize); the index is never loaded whole.
+// 40 bytes per key besides, the answers (Matches: 4 bytes per key, the id
+// of the key's file group) and Pebble's block cache (Options.CacheSize);
+// the index is never loaded whole.
 //
 // A Tag of many keys on a freshly opened index, as a writer opens it for
 // each commit, reads nearly every data block: 100k keys on 1M records touch

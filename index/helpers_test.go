@@ -74,6 +74,15 @@ func contents(t testing.TB, ix *Index) map[string]Location {
 	return got
 }
 
+// matchList returns the matches of ms as a slice.
+func matchList(ms Matches) []Match {
+	out := make([]Match, 0, ms.Len())
+	for _, m := range ms.All() {
+		out = append(out, m)
+	}
+	return out
+}
+
 // checkContents fails the test unless ix holds exactly want, by Scan, Count
 // and Tag.
 func checkContents(t testing.TB, ix *Index, want map[string]Location) {
@@ -93,7 +102,7 @@ func checkContents(t testing.TB, ix *Index, want map[string]Location) {
 		t.Fatalf("Tag: %v", err)
 	}
 	for i, k := range keys {
-		if m := ms[i]; !m.Found || m.Location != want[k] {
+		if m := ms.At(i); !m.Found || m.Location != want[k] {
 			t.Fatalf("Tag(%q) = %+v, want %v", k, m, want[k])
 		}
 	}

@@ -150,8 +150,8 @@ func runModel(t *testing.T, rng *rand.Rand, rounds int) {
 			}
 			for i, k := range keys {
 				l, ok := model[k]
-				if got[i] != (Match{Location: l, Found: ok}) {
-					t.Fatalf("round %d: Tag(%q) = %+v, model says %v %v", round, k, got[i], l, ok)
+				if m := got.At(i); m != (Match{Location: l, Found: ok}) {
+					t.Fatalf("round %d: Tag(%q) = %+v, model says %v %v", round, k, m, l, ok)
 				}
 			}
 		}

@@ -39,8 +39,8 @@ func TestReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !m[0].Found || m[0].Location != loc("p", "f1") || m[1].Found {
-		t.Errorf("Tag = %+v, want k1 in p/f1 and k2 absent", m)
+	if k1, k2 := m.At(0), m.At(1); !k1.Found || k1.Location != loc("p", "f1") || k2.Found {
+		t.Errorf("Tag = %+v, %+v; want k1 in p/f1 and k2 absent", k1, k2)
 	}
 	if err := ix.Apply(ctx, "20240101000000002", ChangeSet{Deletes: []string{"k1"}}); !errors.Is(err, pebble.ErrReadOnly) {
 		t.Errorf("Apply on a read-only index: %v, want ErrReadOnly", err)

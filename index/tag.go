@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -38,31 +39,64 @@ type Match struct {
 	Found bool
 }
 
-// Tag looks up keys and returns one Match per key, in the order of keys.
-// Duplicate keys get equal matches. The lookups see one consistent state of
-// the index: the one at Watermark() when Tag started.
+// Matches is what Tag found for its keys, in the order of the keys. It
+// takes 4 bytes per key, where a []Match would take 40 and hold pointers
+// the garbage collector scans: a key's file group is its id in the
+// dictionary, which the Matches share with the index.
+type Matches struct {
+	ids  []uint32   // per key: 0 when not found, else 1 + its group's id
+	locs []Location // the groups, by id
+}
+
+// Len returns the number of keys.
+func (m Matches) Len() int { return len(m.ids) }
+
+// At returns what Tag found for key i, for 0 <= i < Len().
+func (m Matches) At(i int) Match {
+	id := m.ids[i]
+	if id == 0 {
+		return Match{}
+	}
+	return Match{Location: m.locs[id-1], Found: true}
+}
+
+// All yields each key's position and what Tag found for it, in key order.
+func (m Matches) All() iter.Seq2[int, Match] {
+	return func(yield func(int, Match) bool) {
+		for i := range m.ids {
+			if !yield(i, m.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Tag looks up keys and returns what it found for each, in the order of
+// keys. Duplicate keys get equal matches. The lookups see one consistent
+// state of the index: the one at Watermark() when Tag started.
 //
 // Tag sorts the keys in index order (remembering each one's position) and
 // walks an iterator forward through them, seeking only when the iterator is
 // behind the next key. Large calls share the sorted keys out among
 // Options.TagWorkers goroutines, each with its own iterator over the same
 // state. Memory is a copy of the keys and about 40 bytes per key besides,
-// the result and Pebble's block cache; the index is never loaded whole.
+// 4 bytes per key of result and Pebble's block cache; the index is never
+// loaded whole.
 //
 // An empty key is refused with an error wrapping ErrEmptyKey.
-func (ix *Index) Tag(ctx context.Context, keys []string) ([]Match, error) {
+func (ix *Index) Tag(ctx context.Context, keys []string) (Matches, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, ix.errorf("tag: %w", err)
+		return Matches{}, ix.errorf("tag: %w", err)
 	}
 	for i, k := range keys {
 		if k == "" {
-			return nil, ix.errorf("tag: key %d: %w", i, ErrEmptyKey)
+			return Matches{}, ix.errorf("tag: key %d: %w", i, ErrEmptyKey)
 		}
 	}
 	if uint64(len(keys)) > math.MaxUint32 {
-		return nil, ix.errorf("tag: %d keys in one call, more than %d", len(keys), math.MaxUint32)
+		return Matches{}, ix.errorf("tag: %d keys in one call, more than %d", len(keys), math.MaxUint32)
 	}
-	out := make([]Match, len(keys))
+	out := Matches{ids: make([]uint32, len(keys))}
 	if len(keys) == 0 {
 		return out, nil
 	}
@@ -74,11 +108,12 @@ func (ix *Index) Tag(ctx context.Context, keys []string) ([]Match, error) {
 	}
 	it, locs, err := ix.newIter(ctx, opts)
 	if err != nil {
-		return nil, ix.errorf("tag: %w", err)
+		return Matches{}, ix.errorf("tag: %w", err)
 	}
-	if err := tk.walk(ctx, it, ix.tagWorkers, locs, out); err != nil {
-		return nil, ix.errorf("tag: %w", err)
+	if err := tk.walk(ctx, it, ix.tagWorkers, len(locs), out.ids); err != nil {
+		return Matches{}, ix.errorf("tag: %w", err)
 	}
+	out.locs = locs
 	return out, nil
 }
 
@@ -371,10 +406,11 @@ func (tk *tagKeys) comparePos(a, b uint32) int {
 	return bytes.Compare(tk.key(a), tk.key(b))
 }
 
-// walk looks up the sorted keys, writing each result to out at the key's
-// position, with up to workers goroutines, each walking its own clone of it,
-// and closes the iterators. locs resolves file-group ids.
-func (tk *tagKeys) walk(ctx context.Context, it *pebble.Iterator, workers int, locs []Location, out []Match) error {
+// walk looks up the sorted keys, writing to ids at each key's position 1 +
+// the id of its file group, of which there are groups, or leaving 0 when the
+// index does not hold it. It uses up to workers goroutines, each walking
+// its own clone of it, and closes the iterators.
+func (tk *tagKeys) walk(ctx context.Context, it *pebble.Iterator, workers, groups int, ids []uint32) error {
 	n := min(workers, len(tk.sorted)/minShardKeys)
 	iters := []*pebble.Iterator{it}
 	var err error
@@ -389,9 +425,9 @@ func (tk *tagKeys) walk(ctx context.Context, it *pebble.Iterator, workers int, l
 		var next atomic.Int64 // the start of the next chunk to take
 		var wg sync.WaitGroup
 		for i := 1; i < len(iters); i++ {
-			wg.Go(func() { errs[i] = tk.walker(ctx, iters[i], &next, locs, out) })
+			wg.Go(func() { errs[i] = tk.walker(ctx, iters[i], &next, groups, ids) })
 		}
-		errs[0] = tk.walker(ctx, it, &next, locs, out)
+		errs[0] = tk.walker(ctx, it, &next, groups, ids)
 		wg.Wait()
 	}
 	for _, it := range iters {
@@ -403,9 +439,9 @@ func (tk *tagKeys) walk(ctx context.Context, it *pebble.Iterator, workers int, l
 // walker walks it forward through chunks of the sorted keys, taking the next
 // chunk from next until there is none left. Taken in increasing order, the
 // chunks of one walker follow each other in key order.
-func (tk *tagKeys) walker(ctx context.Context, it *pebble.Iterator, next *atomic.Int64, locs []Location, out []Match) error {
-	// The keys found, with their file-group ids. They go to out at the end of
-	// each chunk: out is in the caller's order, and a store to it while
+func (tk *tagKeys) walker(ctx context.Context, it *pebble.Iterator, next *atomic.Int64, groups int, ids []uint32) error {
+	// The keys found, with their file-group ids. They go to ids at the end
+	// of each chunk: ids is in the caller's order, and a store to it while
 	// walking would stall the next lookup on a cache miss.
 	type hit struct{ pos, id uint32 }
 	var (
@@ -455,14 +491,14 @@ func (tk *tagKeys) walker(ctx context.Context, it *pebble.Iterator, next *atomic
 			if !bytes.Equal(it.Key(), key) {
 				continue
 			}
-			id, err := groupID(it, len(locs))
+			id, err := groupID(it, groups)
 			if err != nil {
 				return err
 			}
 			hits = append(hits, hit{kh.Value, id})
 		}
 		for _, h := range hits {
-			out[h.pos] = Match{Location: locs[h.id], Found: true}
+			ids[h.pos] = h.id + 1
 		}
 		if !valid {
 			return it.Error()

@@ -48,10 +48,11 @@ func TestTag(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ix.Tag(ctx, tt.keys)
+			ms, err := ix.Tag(ctx, tt.keys)
 			if err != nil {
 				t.Fatal(err)
 			}
+			got := matchList(ms)
 			if len(got) != len(tt.keys) {
 				t.Fatalf("got %d matches for %d keys", len(got), len(tt.keys))
 			}
@@ -103,10 +104,11 @@ func TestTagWorkers(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got, err := ix.Tag(ctx, keys)
+		ms, err := ix.Tag(ctx, keys)
 		if err != nil {
 			t.Fatal(err)
 		}
+		got := matchList(ms)
 		if err := ix.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -312,10 +314,11 @@ func TestTagDuringApply(t *testing.T) {
 		default:
 		}
 		before := ix.Watermark()
-		got, err := ix.Tag(ctx, keys)
+		ms, err := ix.Tag(ctx, keys)
 		if err != nil {
 			t.Fatal(err)
 		}
+		got := matchList(ms)
 		for i := range got {
 			if got[i] != got[0] {
 				t.Fatalf("one Tag saw %+v and %+v", got[0], got[i])

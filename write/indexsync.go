@@ -202,7 +202,7 @@ func commitChanges(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, 
 	if err != nil {
 		return changes, err
 	}
-	for i, m := range matches {
+	for i, m := range matches.All() {
 		k := groupKey(m.Location.PartitionPath, m.Location.FileID)
 		if m.Found && m.Location != changes.Puts[i].Location && latest[k].Instant != in.Time {
 			if _, live := latest[k]; live {

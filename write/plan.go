@@ -80,10 +80,11 @@ var ErrRefused = errors.New("write refused")
 
 // tagRecords looks the records' keys up in the index, which is at the
 // view's instant. A view without file groups holds no record, so the first
-// load of a table skips the lookups and returns nil: no record is found.
-func tagRecords(ctx context.Context, records []*record, view *read.View, idx *index.Index) ([]index.Match, error) {
+// load of a table skips the lookups and returns no matches: no record is
+// found.
+func tagRecords(ctx context.Context, records []*record, view *read.View, idx *index.Index) (index.Matches, error) {
 	if len(view.FileGroups()) == 0 {
-		return nil, nil
+		return index.Matches{}, nil
 	}
 	keys := make([]string, len(records))
 	for i, r := range records {
@@ -91,7 +92,7 @@ func tagRecords(ctx context.Context, records []*record, view *read.View, idx *in
 	}
 	matches, err := idx.Tag(ctx, keys)
 	if err != nil {
-		return nil, fmt.Errorf("tag records with the index: %w", err)
+		return index.Matches{}, fmt.Errorf("tag records with the index: %w", err)
 	}
 	return matches, nil
 }
@@ -119,8 +120,8 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 		}
 		part := parts[i%len(parts)]
 		var m index.Match
-		if matches != nil {
-			m = matches[i]
+		if matches.Len() > 0 {
+			m = matches.At(i)
 		}
 		var slice read.FileSlice
 		if m.Found {

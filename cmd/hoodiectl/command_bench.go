@@ -536,12 +536,12 @@ func (b *bench) tagWith(idx *index.Index, bulk *write.Result) error {
 		return fmt.Errorf("%s: the index is at instant %q, want the bulk insert's %s", wlTag, wm, bulk.Instant)
 	}
 	keys := trips.Keys(batch.Trips)
-	var matches []index.Match
+	var matches index.Matches
 	if err := b.measure(wlTag, len(keys), func() (string, error) {
 		var err error
 		matches, err = idx.Tag(ctx, keys)
 		found := 0
-		for _, m := range matches {
+		for _, m := range matches.All() {
 			if m.Found {
 				found++
 			}
@@ -554,7 +554,7 @@ func (b *bench) tagWith(idx *index.Index, bulk *write.Result) error {
 	for _, f := range bulk.Files {
 		groups[index.Location{PartitionPath: f.Partition, FileID: f.FileID}] = true
 	}
-	for i, m := range matches {
+	for i, m := range matches.All() {
 		tr := batch.Trips[i]
 		switch {
 		case m.Found != (i < batch.Updates):
