@@ -68,19 +68,24 @@
 // them in index order (with their positions, to answer in input order) and
 // walks one Pebble iterator forward through them: a SeekGE per key, skipped
 // when the iterator already stands at or past the key, so that Pebble
-// reuses its position in the block it is reading. The sort is a radix sort
-// on each key's first 8 bytes after the prefix all the keys share, ties
-// broken by comparing keys. Large calls copy and sort on a few goroutines,
-// then share the sorted keys out in chunks of 4096 among a few goroutines,
-// each walking a clone of the iterator over the same state; a goroutine
-// takes the next chunk when done with its last, so one slowed down by other
-// work takes fewer. Each copies its chunk's keys out before walking them
+// reuses its position in the block it is reading. Keys that are all UUIDs
+// are parsed into 20-byte entries (the 16 bytes and the key's position)
+// and sorted in place by a radix sort on the fewest bytes that tell them
+// apart; the walk reads the entries in order. Other keys are encoded into
+// one buffer, and their positions sorted by a radix sort on each key's
+// first 8 bytes after the prefix all the keys share, ties broken by
+// comparing keys. Large calls parse and sort on a few goroutines, then
+// share the sorted keys out in chunks of 4096 among a few goroutines, each
+// walking a clone of the iterator over the same state; a goroutine takes
+// the next chunk when done with its last, so one slowed down by other work
+// takes fewer. Each copies its chunk's keys out before walking them
 // (copying keys scattered in memory overlaps the cache misses that the
 // walk, waiting on each lookup, would take one at a time) and writes the
-// chunk's answers when done with it. Memory is a copy of the keys, about
-// 40 bytes per key besides, the answers (Matches: 4 bytes per key, the id
-// of the key's file group) and Pebble's block cache (Options.CacheSize);
-// the index is never loaded whole.
+// chunk's answers when done with it. Memory is the answers (Matches: 4
+// bytes per key, the id of the key's file group), Pebble's block cache
+// (Options.CacheSize) and, for UUIDs, 20 bytes per key and as many for the
+// largest bucket the sort splits them into; for other keys, a copy of the
+// keys and about 40 bytes per key. The index is never loaded whole.
 //
 // A Tag of many keys on a freshly opened index, as a writer opens it for
 // each commit, reads nearly every data block: 100k keys on 1M records touch

@@ -79,9 +79,9 @@ func (m Matches) All() iter.Seq2[int, Match] {
 // walks an iterator forward through them, seeking only when the iterator is
 // behind the next key. Large calls share the sorted keys out among
 // Options.TagWorkers goroutines, each with its own iterator over the same
-// state. Memory is a copy of the keys and about 40 bytes per key besides,
-// 4 bytes per key of result and Pebble's block cache; the index is never
-// loaded whole.
+// state. Memory is 4 bytes per key of result, 20 to 40 bytes per key while
+// sorting (plus a copy of the keys, unless they are all UUIDs) and Pebble's
+// block cache; the index is never loaded whole.
 //
 // An empty key is refused with an error wrapping ErrEmptyKey.
 func (ix *Index) Tag(ctx context.Context, keys []string) (Matches, error) {
@@ -100,17 +100,19 @@ func (ix *Index) Tag(ctx context.Context, keys []string) (Matches, error) {
 	if len(keys) == 0 {
 		return out, nil
 	}
-	tk := sortKeys(keySegments{keys}, ix.tagWorkers)
-	last := tk.key(tk.sorted[len(keys)-1].Value)
+	sk := sortKeys(keySegments{keys}, ix.tagWorkers)
+	var bounds chunk
+	sk.appendTo(&bounds, 0, 1)
+	sk.appendTo(&bounds, len(keys)-1, len(keys))
 	opts := &pebble.IterOptions{
-		LowerBound: tk.key(tk.sorted[0].Value),
-		UpperBound: append(append(make([]byte, 0, len(last)+1), last...), 0),
+		LowerBound: bounds.key(0),
+		UpperBound: append(bounds.key(1), 0),
 	}
 	it, locs, err := ix.newIter(ctx, opts)
 	if err != nil {
 		return Matches{}, ix.errorf("tag: %w", err)
 	}
-	if err := tk.walk(ctx, it, ix.tagWorkers, len(locs), out.ids); err != nil {
+	if err := walk(ctx, it, sk, ix.tagWorkers, len(locs), out.ids); err != nil {
 		return Matches{}, ix.errorf("tag: %w", err)
 	}
 	out.locs = locs
@@ -201,11 +203,46 @@ func (ks keySegments) loadEach(lo, hi int, fn func(at int, key string) bool) boo
 	return true
 }
 
-// sortKeys encodes keys as Pebble keys into one buffer and sorts them,
-// using up to workers goroutines. There is at least one key and fewer than
-// 1<<32.
-func sortKeys(keys keySegments, workers int) *tagKeys {
-	tk := encodeKeys(keys, workers)
+// sortedKeys are the keys of a Tag call in index order, equal keys in the
+// order of their positions.
+type sortedKeys interface {
+	// len returns the number of keys.
+	len() int
+	// appendTo appends the sorted keys lo to hi-1 to c.
+	appendTo(c *chunk, lo, hi int)
+}
+
+// chunk holds a run of sorted keys, copied out for a walker: the Pebble
+// keys one after the other in buf, key i ending at ends[i], and their
+// positions among the caller's keys.
+type chunk struct {
+	buf  []byte
+	ends []int
+	pos  []uint32
+}
+
+// reset empties c, keeping its memory.
+func (c *chunk) reset() {
+	c.buf, c.ends, c.pos = c.buf[:0], c.ends[:0], c.pos[:0]
+}
+
+// key returns the Pebble key of key i of c.
+func (c *chunk) key(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	return c.buf[start:c.ends[i]:c.ends[i]]
+}
+
+// sortKeys encodes keys as Pebble keys and sorts them, using up to workers
+// goroutines: as sortedUUIDs when they are all UUIDs, as tagKeys otherwise.
+// There is at least one key and fewer than 1<<32.
+func sortKeys(keys keySegments, workers int) sortedKeys {
+	if s := sortUUIDKeys(keys, workers); s != nil {
+		return s
+	}
+	tk := encodeOtherKeys(keys, workers)
 	tk.sorted = make([]keyHead, tk.len())
 	if runs := tk.ascendingRuns(maxMergedRuns); runs != nil {
 		tk.mergeRuns(runs, func(i int, pos uint32) { tk.sorted[i] = keyHead{Value: pos} })
@@ -222,6 +259,12 @@ func encodeKeys(keys keySegments, workers int) *tagKeys {
 	if tk := encodeUUIDKeys(keys, workers); tk != nil {
 		return tk
 	}
+	return encodeOtherKeys(keys, workers)
+}
+
+// encodeOtherKeys is encodeKeys for keys that may not all be UUIDs: each
+// gets a slot of 1+len(key) bytes.
+func encodeOtherKeys(keys keySegments, workers int) *tagKeys {
 	n := keys.len()
 	tk := &tagKeys{starts: make([]int, n+1)}
 	i := 0
@@ -252,12 +295,31 @@ func encodeKeys(keys keySegments, workers int) *tagKeys {
 // returns nil, having looked at the keys only until it found out, if they
 // are not all UUIDs.
 func encodeUUIDKeys(keys keySegments, workers int) *tagKeys {
+	n, ok := allUUIDs(keys)
+	if !ok {
+		return nil
+	}
+	tk := &tagKeys{buf: make([]byte, n*uuidKeyLen), encoded: n * uuidKeyLen}
+	ok = parseUUIDKeys(keys, workers, func(at int, u [16]byte) {
+		key := uuidKeyAt(tk.buf, at)
+		key[0] = nsUUID
+		copy(key[1:], u[:])
+	})
+	if !ok {
+		return nil
+	}
+	return tk
+}
+
+// allUUIDs returns the number of keys and whether they may all be UUIDs:
+// whether they all have the length of one and the first is one. It reads
+// the keys' headers, and the text of the first only.
+func allUUIDs(keys keySegments) (n int, ok bool) {
 	var text [uuidLen]byte // the first key
-	n := 0
 	for _, seg := range keys {
 		for _, k := range seg {
 			if len(k) != uuidLen {
-				return nil
+				return 0, false
 			}
 		}
 		if n == 0 && len(seg) > 0 {
@@ -265,13 +327,19 @@ func encodeUUIDKeys(keys keySegments, workers int) *tagKeys {
 		}
 		n += len(seg)
 	}
-	if _, ok := parseUUID(text[:]); !ok {
-		return nil
-	}
-	tk := &tagKeys{buf: make([]byte, n*uuidKeyLen), encoded: n * uuidKeyLen}
+	_, ok = parseUUID(text[:])
+	return n, ok
+}
+
+// parseUUIDKeys parses keys, all of them uuidLen long, as UUIDs on up to
+// workers goroutines, calling put with each key's position and bytes, and
+// reports whether they all are UUIDs. It stops early, and put may have seen
+// only some of the keys, when one is not.
+func parseUUIDKeys(keys keySegments, workers int, put func(at int, u [16]byte)) bool {
 	var failed atomic.Bool
-	inParallel(n, workers, func(lo, hi int) {
-		// As in encodeKeys, each key is parsed from a copy.
+	inParallel(keys.len(), workers, func(lo, hi int) {
+		// parseUUID takes bytes: each key is copied to the stack rather
+		// than converted, which could allocate.
 		var text [uuidLen]byte
 		keys.loadEach(lo, hi, func(at int, k string) bool {
 			copy(text[:], k)
@@ -280,16 +348,11 @@ func encodeUUIDKeys(keys keySegments, workers int) *tagKeys {
 				failed.Store(true)
 				return false
 			}
-			key := uuidKeyAt(tk.buf, at)
-			key[0] = nsUUID
-			copy(key[1:], u[:])
+			put(at, u)
 			return true
 		})
 	})
-	if failed.Load() {
-		return nil
-	}
-	return tk
+	return !failed.Load()
 }
 
 // sort fills tk.sorted, of tk.len() entries, with the keys in order, using
@@ -392,12 +455,23 @@ func (tk *tagKeys) mergeRuns(bounds []int, emit func(i int, pos uint32)) {
 // inParallel calls fn on up to workers consecutive ranges [lo, hi) covering
 // [0, n), concurrently, giving each at least minShardKeys.
 func inParallel(n, workers int, fn func(lo, hi int)) {
-	w := max(1, min(workers, n/minShardKeys))
+	inShards(n, shards(n, workers), func(_, lo, hi int) { fn(lo, hi) })
+}
+
+// shards returns how many goroutines, up to workers, share n items, giving
+// each at least minShardKeys.
+func shards(n, workers int) int {
+	return max(1, min(workers, n/minShardKeys))
+}
+
+// inShards calls fn on w consecutive ranges [lo, hi) covering [0, n),
+// range r being the r-th, concurrently.
+func inShards(n, w int, fn func(r, lo, hi int)) {
 	var wg sync.WaitGroup
-	for i := 1; i < w; i++ {
-		wg.Go(func() { fn(i*n/w, (i+1)*n/w) })
+	for r := 1; r < w; r++ {
+		wg.Go(func() { fn(r, r*n/w, (r+1)*n/w) })
 	}
-	fn(0, n/w)
+	fn(0, 0, n/w)
 	wg.Wait()
 }
 
@@ -406,12 +480,24 @@ func (tk *tagKeys) comparePos(a, b uint32) int {
 	return bytes.Compare(tk.key(a), tk.key(b))
 }
 
+// appendTo implements sortedKeys.
+func (tk *tagKeys) appendTo(c *chunk, lo, hi int) {
+	// Copying keys in a tight loop overlaps the cache misses of reading
+	// them, which the walk, waiting on each lookup, would take one at a
+	// time.
+	for _, kh := range tk.sorted[lo:hi] {
+		c.buf = append(c.buf, tk.key(kh.Value)...)
+		c.ends = append(c.ends, len(c.buf))
+		c.pos = append(c.pos, kh.Value)
+	}
+}
+
 // walk looks up the sorted keys, writing to ids at each key's position 1 +
 // the id of its file group, of which there are groups, or leaving 0 when the
 // index does not hold it. It uses up to workers goroutines, each walking
 // its own clone of it, and closes the iterators.
-func (tk *tagKeys) walk(ctx context.Context, it *pebble.Iterator, workers, groups int, ids []uint32) error {
-	n := min(workers, len(tk.sorted)/minShardKeys)
+func walk(ctx context.Context, it *pebble.Iterator, sk sortedKeys, workers, groups int, ids []uint32) error {
+	n := min(workers, sk.len()/minShardKeys)
 	iters := []*pebble.Iterator{it}
 	var err error
 	for len(iters) < n && err == nil {
@@ -425,9 +511,9 @@ func (tk *tagKeys) walk(ctx context.Context, it *pebble.Iterator, workers, group
 		var next atomic.Int64 // the start of the next chunk to take
 		var wg sync.WaitGroup
 		for i := 1; i < len(iters); i++ {
-			wg.Go(func() { errs[i] = tk.walker(ctx, iters[i], &next, groups, ids) })
+			wg.Go(func() { errs[i] = walker(ctx, iters[i], sk, &next, groups, ids) })
 		}
-		errs[0] = tk.walker(ctx, it, &next, groups, ids)
+		errs[0] = walker(ctx, it, sk, &next, groups, ids)
 		wg.Wait()
 	}
 	for _, it := range iters {
@@ -439,43 +525,36 @@ func (tk *tagKeys) walk(ctx context.Context, it *pebble.Iterator, workers, group
 // walker walks it forward through chunks of the sorted keys, taking the next
 // chunk from next until there is none left. Taken in increasing order, the
 // chunks of one walker follow each other in key order.
-func (tk *tagKeys) walker(ctx context.Context, it *pebble.Iterator, next *atomic.Int64, groups int, ids []uint32) error {
+func walker(ctx context.Context, it *pebble.Iterator, sk sortedKeys, next *atomic.Int64, groups int, ids []uint32) error {
 	// The keys found, with their file-group ids. They go to ids at the end
 	// of each chunk: ids is in the caller's order, and a store to it while
 	// walking would stall the next lookup on a cache miss.
 	type hit struct{ pos, id uint32 }
 	var (
-		buf   []byte // the chunk's keys, copied in order
-		ends  []int  // where each of them ends in buf
+		c     chunk
 		hits  []hit
 		valid bool // whether it is at the first key >= the last one sought
 	)
 	for {
 		start := int(next.Add(chunkKeys) - chunkKeys)
-		if start >= len(tk.sorted) {
+		if start >= sk.len() {
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		chunk := tk.sorted[start:min(start+chunkKeys, len(tk.sorted))]
-		// Copying the chunk's keys in a tight loop overlaps the cache misses
-		// of reading them, which the walk, waiting on each lookup, would
-		// take one at a time.
-		buf, ends, hits = buf[:0], ends[:0], hits[:0]
-		for _, kh := range chunk {
-			buf = append(buf, tk.key(kh.Value)...)
-			ends = append(ends, len(buf))
-		}
+		c.reset()
+		sk.appendTo(&c, start, min(start+chunkKeys, sk.len()))
+		hits = hits[:0]
 		keyStart := 0
 		var prev []byte
-		for i, kh := range chunk {
-			key := buf[keyStart:ends[i]]
-			keyStart = ends[i]
+		for i, end := range c.ends {
+			key := c.buf[keyStart:end]
+			keyStart = end
 			if bytes.Equal(key, prev) {
 				// A duplicate gets the previous key's match.
-				if n := len(hits); n > 0 && hits[n-1].pos == chunk[i-1].Value {
-					hits = append(hits, hit{kh.Value, hits[n-1].id})
+				if n := len(hits); n > 0 && hits[n-1].pos == c.pos[i-1] {
+					hits = append(hits, hit{c.pos[i], hits[n-1].id})
 				}
 				continue
 			}
@@ -495,7 +574,7 @@ func (tk *tagKeys) walker(ctx context.Context, it *pebble.Iterator, next *atomic
 			if err != nil {
 				return err
 			}
-			hits = append(hits, hit{kh.Value, id})
+			hits = append(hits, hit{c.pos[i], id})
 		}
 		for _, h := range hits {
 			ids[h.pos] = h.id + 1

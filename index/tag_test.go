@@ -148,12 +148,28 @@ func TestSortKeys(t *testing.T) {
 		}
 		return keys
 	}
-	// UUIDs take encodeUUIDKeys's way; a last one in upper case sends it
-	// back to encodeKeys's.
+	// UUIDs take sortUUIDKeys's way (and encodeUUIDKeys's for an Apply);
+	// a last one in upper case sends them back to the general one.
 	uuids := func(n int) []string {
 		keys := make([]string, n)
 		for i := range keys {
 			keys[i] = testKey(rng.IntN(n + 1))
+		}
+		return keys
+	}
+	// Time-ordered UUIDs (version 7) of one millisecond share their first
+	// 6 bytes; these share 7, which the sort skips.
+	sharedUUIDs := func(n int) []string {
+		keys := uuids(n)
+		for i, k := range keys {
+			keys[i] = "0192f5a3-7e1c-7" + k[len("0192f5a3-7e1c-7"):]
+		}
+		return keys
+	}
+	oneUUID := func(n int) []string {
+		keys := make([]string, n)
+		for i := range keys {
+			keys[i] = testKey(1)
 		}
 		return keys
 	}
@@ -190,6 +206,8 @@ func TestSortKeys(t *testing.T) {
 		{"too many runs to merge", inRuns(randomKeys, maxMergedRuns+1), false},
 		{"UUIDs", uuids, false},
 		{"UUIDs in three runs", inRuns(uuids, 3), true},
+		{"UUIDs sharing 7 bytes", sharedUUIDs, false},
+		{"one UUID", oneUUID, false},
 		{"UUIDs but the last", almostUUIDs, false},
 		{"UUIDs but the last, in runs", inRuns(almostUUIDs, 3), true},
 	}
@@ -204,36 +222,43 @@ func TestSortKeys(t *testing.T) {
 					a, b := n/3, n/3+n/2
 					segments = keySegments{keys[:a], nil, keys[a:b], keys[b:]}
 				}
-				tk := sortKeys(segments, workers)
+				sk := sortKeys(segments, workers)
 				allUUIDs := true
 				for _, k := range keys {
 					if _, ok := parseUUID([]byte(k)); !ok {
 						allUUIDs = false
 					}
 				}
-				if allUUIDs != (tk.starts == nil) {
-					t.Fatalf("%s n=%d workers=%d: keys all UUIDs %v, encoded back to back %v", layout.name, n, workers, allUUIDs, tk.starts == nil)
+				if _, asUUIDs := sk.(sortedUUIDs); allUUIDs != asUUIDs {
+					t.Fatalf("%s n=%d workers=%d: keys all UUIDs %v, sorted as UUIDs %v", layout.name, n, workers, allUUIDs, asUUIDs)
 				}
+				if sk.len() != n {
+					t.Fatalf("%s n=%d workers=%d: %d sorted keys", layout.name, n, workers, sk.len())
+				}
+				// The sorted keys, copied out in two chunks as walkers do.
+				var sorted chunk
+				sk.appendTo(&sorted, 0, n/2)
+				sk.appendTo(&sorted, n/2, n)
 				seen := make([]bool, n)
 				var prev []byte
-				for i, kh := range tk.sorted {
-					key := tk.key(kh.Value)
-					if want := appendRecordKey(nil, keys[kh.Value]); !bytes.Equal(key, want) {
-						t.Fatalf("%s n=%d workers=%d: key %d is %q, want %q", layout.name, n, workers, kh.Value, key, want)
+				for i, pos := range sorted.pos {
+					key := sorted.key(i)
+					if want := appendRecordKey(nil, keys[pos]); !bytes.Equal(key, want) {
+						t.Fatalf("%s n=%d workers=%d: key %d is %q, want %q", layout.name, n, workers, pos, key, want)
 					}
 					if c := bytes.Compare(key, prev); c < 0 {
 						t.Fatalf("%s n=%d workers=%d: %q after %q", layout.name, n, workers, key, prev)
-					} else if c == 0 && layout.merged && kh.Value < tk.sorted[i-1].Value {
-						t.Fatalf("%s n=%d workers=%d: equal keys at positions %d and %d out of order", layout.name, n, workers, tk.sorted[i-1].Value, kh.Value)
+					} else if c == 0 && (layout.merged || allUUIDs) && pos < sorted.pos[i-1] {
+						t.Fatalf("%s n=%d workers=%d: equal keys at positions %d and %d out of order", layout.name, n, workers, sorted.pos[i-1], pos)
 					}
-					if seen[kh.Value] {
-						t.Fatalf("%s n=%d workers=%d: position %d twice", layout.name, n, workers, kh.Value)
+					if seen[pos] {
+						t.Fatalf("%s n=%d workers=%d: position %d twice", layout.name, n, workers, pos)
 					}
-					seen[kh.Value] = true
+					seen[pos] = true
 					prev = key
 				}
-				if len(tk.sorted) != n {
-					t.Fatalf("%s n=%d workers=%d: %d sorted keys", layout.name, n, workers, len(tk.sorted))
+				if len(sorted.pos) != n {
+					t.Fatalf("%s n=%d workers=%d: %d keys copied out", layout.name, n, workers, len(sorted.pos))
 				}
 				// The changes of an Apply, merged or gathered, hold the
 				// same keys in the same order, each with its id.
@@ -245,9 +270,9 @@ func TestSortKeys(t *testing.T) {
 				if sc.len() != n {
 					t.Fatalf("%s n=%d workers=%d: %d sorted changes", layout.name, n, workers, sc.len())
 				}
-				for i, kh := range tk.sorted {
-					if !bytes.Equal(sc.at(i), tk.key(kh.Value)) || sc.ids[i] != ids[sc.pos[i]] || layout.merged && sc.pos[i] != kh.Value {
-						t.Fatalf("%s n=%d workers=%d: change %d is %q at position %d with id %d, want %q at %d", layout.name, n, workers, i, sc.at(i), sc.pos[i], sc.ids[i], tk.key(kh.Value), kh.Value)
+				for i, pos := range sorted.pos {
+					if !bytes.Equal(sc.at(i), sorted.key(i)) || sc.ids[i] != ids[sc.pos[i]] || layout.merged && sc.pos[i] != pos {
+						t.Fatalf("%s n=%d workers=%d: change %d is %q at position %d with id %d, want %q at %d", layout.name, n, workers, i, sc.at(i), sc.pos[i], sc.ids[i], sorted.key(i), pos)
 					}
 				}
 			}
