@@ -97,19 +97,25 @@ func (s sortedUUIDs) sort(workers int) {
 	})
 }
 
-// partition moves the keys of s, in place, into the order of their byte
-// digit, and returns where the keys of each value of it end.
-func (s sortedUUIDs) partition(digit int) (ends [256]int) {
-	var next [256]int // where the next key of each value goes
+// buckets returns where the keys of s with each value of their byte digit
+// start and end once in the order of that digit.
+func (s sortedUUIDs) buckets(digit int) (starts, ends [256]int) {
 	for _, k := range s {
 		ends[k.uuid[digit]]++
 	}
 	at := 0
 	for d, count := range ends {
-		next[d] = at
+		starts[d] = at
 		at += count
 		ends[d] = at
 	}
+	return starts, ends
+}
+
+// partition moves the keys of s, in place, into the order of their byte
+// digit, and returns where the keys of each value of it end.
+func (s sortedUUIDs) partition(digit int) [256]int {
+	next, ends := s.buckets(digit) // next: where the next key of each value goes
 	for d := range next {
 		for next[d] < ends[d] {
 			// Take the first key not yet in place in bucket d, and move
@@ -162,18 +168,17 @@ func (s sortedUUIDs) digits() []int {
 	// The bits in which some key differs from the first, 8 bytes at a
 	// time, in the byte order of the machine: byte b of the UUID is byte b
 	// of the slice each word is stored from.
-	var differ [2]uint64
-	first := [2]uint64{
-		binary.NativeEndian.Uint64(s[0].uuid[:8]),
-		binary.NativeEndian.Uint64(s[0].uuid[8:]),
-	}
-	for _, k := range s {
-		differ[0] |= binary.NativeEndian.Uint64(k.uuid[:8]) ^ first[0]
-		differ[1] |= binary.NativeEndian.Uint64(k.uuid[8:]) ^ first[1]
+	first0 := binary.NativeEndian.Uint64(s[0].uuid[:8])
+	first1 := binary.NativeEndian.Uint64(s[0].uuid[8:])
+	var differ0, differ1 uint64
+	for i := range s {
+		u := &s[i].uuid
+		differ0 |= binary.NativeEndian.Uint64(u[:8]) ^ first0
+		differ1 |= binary.NativeEndian.Uint64(u[8:]) ^ first1
 	}
 	var differs [16]byte
-	binary.NativeEndian.PutUint64(differs[:8], differ[0])
-	binary.NativeEndian.PutUint64(differs[8:], differ[1])
+	binary.NativeEndian.PutUint64(differs[:8], differ0)
+	binary.NativeEndian.PutUint64(differs[8:], differ1)
 	var digits []int
 	need := bits.Len(uint(len(s))) + 4
 	for b := 0; b < len(differs) && need > 0; b++ {
@@ -188,15 +193,7 @@ func (s sortedUUIDs) digits() []int {
 // moveByDigit moves the keys of s into dst, of the same length, in the
 // order of their byte digit, keeping the order of keys with equal digits.
 func (s sortedUUIDs) moveByDigit(dst sortedUUIDs, digit int) {
-	var next [256]int // where the next key of each value goes
-	for _, k := range s {
-		next[k.uuid[digit]]++
-	}
-	at := 0
-	for d, count := range next {
-		next[d] = at
-		at += count
-	}
+	next, _ := s.buckets(digit) // where the next key of each value goes
 	for _, k := range s {
 		d := k.uuid[digit]
 		dst[next[d]] = k
