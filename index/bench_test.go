@@ -146,6 +146,29 @@ func BenchmarkTagSorted(b *testing.B) {
 	}
 }
 
+// BenchmarkSortKeys measures the sort that begins a Tag of 100,000 keys on
+// two workers: UUIDs (sortedUUIDs), and the same keys in upper case, which
+// are no UUIDs to the index (tagKeys).
+func BenchmarkSortKeys(b *testing.B) {
+	uuids := benchBatches(100_000)[0]
+	upper := make([]string, len(uuids))
+	for i, k := range uuids {
+		upper[i] = strings.ToUpper(k)
+	}
+	for _, c := range []struct {
+		name string
+		keys []string
+	}{{"uuid", uuids}, {"other", upper}} {
+		b.Run("keys="+c.name, func(b *testing.B) {
+			for b.Loop() {
+				if sk := sortKeys(keySegments{c.keys}, 2); sk.len() != len(c.keys) {
+					b.Fatalf("%d sorted keys, want %d", sk.len(), len(c.keys))
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkTagGetPerKey is the baseline of BenchmarkTagSorted: one Pebble
 // Get per key, in input order.
 func BenchmarkTagGetPerKey(b *testing.B) {
