@@ -71,3 +71,24 @@ func TestRecordKeyOrder(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRecordKey checks that every non-empty key comes back from its Pebble
+// key as it was, and that only the canonical form of a UUID is stored as
+// 16 bytes.
+func FuzzRecordKey(f *testing.F) {
+	for _, seed := range []string{"0f8fad5b-d9cb-469f-a165-70867728950e", "0F8FAD5B-D9CB-469F-A165-70867728950E", "id:1,region:eu", "\x00\xff", "0f8fad5b-d9cb-469f-a165-70867728950"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, k string) {
+		if k == "" {
+			return
+		}
+		stored := appendRecordKey(nil, k)
+		if got := recordKey(stored); got != k {
+			t.Fatalf("key %q stored as %x reads back as %q", k, stored, got)
+		}
+		if stored[0] == nsUUID && (len(stored) != uuidKeyLen || formatUUID(stored[1:]) != k) {
+			t.Fatalf("key %q stored as UUID bytes %x", k, stored)
+		}
+	})
+}

@@ -357,3 +357,52 @@ func TestTagDuringApply(t *testing.T) {
 		t.Fatalf("Watermark = %q", w)
 	}
 }
+
+// FuzzSortKeys checks the order sortKeys gives keys made from the input:
+// each 17 bytes make a key, a UUID of the last 16 bytes unless the first is
+// odd, when they make the key's text; repeated bytes make equal keys, and a
+// shared start makes UUIDs that share leading bytes.
+func FuzzSortKeys(f *testing.F) {
+	f.Add([]byte("\x00aaaaaaaaaaaaaaaa\x00aaaaaaaaaaaaaaab\x00aaaaaaaaaaaaaaaa"))
+	f.Add([]byte("\x00abcdefghijklmnop\x01abcdefghijklmnop\x00zzzzzzzzzzzzzzzz"))
+	f.Add(bytes.Repeat([]byte("\x00\x11\x22\x33\x44\x55\x66\x77\x88\x99\xaa\xbb\xcc\xdd\xee\xff\x00"), 40))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var keys []string
+		for ; len(data) >= 17; data = data[17:] {
+			k := string(data[1:17])
+			if data[0]%2 == 0 {
+				k = formatUUID(data[1:17])
+			}
+			keys = append(keys, k)
+		}
+		if len(keys) == 0 {
+			return
+		}
+		sk := sortKeys(keySegments{keys}, 2)
+		var sorted chunk
+		sk.appendTo(&sorted, 0, sk.len())
+		if len(sorted.pos) != len(keys) {
+			t.Fatalf("%d sorted keys for %d", len(sorted.pos), len(keys))
+		}
+		seen := make([]bool, len(keys))
+		for i, pos := range sorted.pos {
+			if seen[pos] {
+				t.Fatalf("position %d twice", pos)
+			}
+			seen[pos] = true
+			key := sorted.key(i)
+			if want := appendRecordKey(nil, keys[pos]); !bytes.Equal(key, want) {
+				t.Fatalf("key %d is %x, want %x", pos, key, want)
+			}
+			if i == 0 {
+				continue
+			}
+			switch c := bytes.Compare(sorted.key(i-1), key); {
+			case c > 0:
+				t.Fatalf("%x after %x", key, sorted.key(i-1))
+			case c == 0 && sorted.pos[i-1] > pos:
+				t.Fatalf("equal keys at positions %d and %d out of order", sorted.pos[i-1], pos)
+			}
+		}
+	})
+}

@@ -84,6 +84,7 @@ func (s sortedUUIDs) sort(workers int) {
 	ends := s.partition(digits[0])
 	groupEnd := digits[len(digits)-1] + 1
 	var next atomic.Int32 // the next bucket to sort
+	// w goroutines, each taking the next bucket until none is left.
 	w := shards(len(s), workers)
 	inShards(w, w, func(int, int, int) {
 		var scratch sortedUUIDs
