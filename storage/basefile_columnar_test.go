@@ -679,3 +679,45 @@ func compareRowGroups(t *testing.T, got, want string) {
 	}
 	t.Logf("%d row groups; bounds of %d chunks and column indexes of %d compared", len(wm.RowGroups), compared, samePages)
 }
+
+// TestColumnarReleaseClearsValues checks that a columnar writer done keeps
+// none of the values it wrote alive: the slots of its row values, the
+// longest batch's included, are cleared before its memory goes to the pool
+// for the next writer.
+func TestColumnarReleaseClearsValues(t *testing.T) {
+	schema, keep := flatTripsSchema(t)
+	fsys, _ := newTestFS(t)
+	keys, data := newRecordsOf(flatTripsRows(t, 300, keep))
+	w, err := NewBaseFileWriter(t.Context(), fsys, "f.parquet", schema, BaseFileOptions{NewRecordsOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.columnar == nil {
+		t.Fatal("no columnar writer for a flat schema")
+	}
+	// A long batch, then a short one: the slots past the short one's values
+	// still hold the long one's.
+	for _, b := range [][2]int{{0, 250}, {250, 300}} {
+		if err := w.WriteNew(tripsMeta, int64(b[0]), keys[b[0]:b[1]], data[b[0]:b[1]]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slots := w.columnar.flat[:cap(w.columnar.flat)]
+	held := 0
+	for _, v := range slots {
+		if v != nil {
+			held++
+		}
+	}
+	if held <= len(w.columnar.flat) {
+		t.Fatalf("%d of %d slots hold values before Close, want the long batch's beyond the %d of the last", held, len(slots), len(w.columnar.flat))
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range slots {
+		if v != nil {
+			t.Fatalf("slot %d of %d still holds %v after Close", i, len(slots), v)
+		}
+	}
+}
