@@ -40,7 +40,9 @@ const blockSize = 16 << 10
 // bench's upserts and deletes became about 15% faster. A second Tag of as
 // many keys on the same open index was about 8% slower than with the whole
 // index cached: a long-lived index that is tagged again and again may want
-// a cache the size of its store.
+// a cache the size of its store. Pebble splits a cache this small into 4
+// shards whatever the number of cores, 16 blocks each; with GOMAXPROCS=64
+// the same Tag took 65 to 82 ms against 126 to 138 ms with 64 MB.
 const DefaultCacheSize = 1 << 20
 
 // Options configure an index.
