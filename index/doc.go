@@ -64,11 +64,11 @@
 //
 // # Tagging
 //
-// Tag copies the keys it is given into one buffer as Pebble keys, sorts
-// them in index order (with their positions, to answer in input order) and
-// walks one Pebble iterator forward through them: a SeekGE per key, skipped
-// when the iterator already stands at or past the key, so that Pebble
-// reuses its position in the block it is reading. Keys that are all UUIDs
+// Tag turns the keys it is given into Pebble keys, sorts them in index
+// order (with their positions, to answer in input order) and walks one
+// Pebble iterator forward through them: a SeekGE per key, skipped when the
+// iterator already stands at or past the key, so that Pebble reuses its
+// position in the block it is reading. Keys that are all UUIDs
 // are parsed into 20-byte entries (the 16 bytes and the key's position)
 // and sorted in place by a radix sort on the fewest bytes that tell them
 // apart; the walk reads the entries in order. Other keys are encoded into
@@ -101,12 +101,12 @@
 // takes as much new memory as the index's store, so the default cache is
 // small (see DefaultCacheSize), which halved the time of this Tag in a new
 // process. BenchmarkTagSorted does not show it: its process reuses the
-// memory of the index it opened before. Block compression does not matter: Pebble stores a
-// block as is when Snappy saves too little, as it does on these keys, and
-// zstd, which shrank the store by a third, made Tag 50% slower. Stepping
-// the iterator with Next before seeking, bloom filters with SeekPrefixGE,
-// seeks with a limit and compacting the bulk insert's L0 tables into one
-// level did not help.
+// memory of the index it opened before. Block compression does not
+// matter: Pebble stores a block as is when Snappy saves too little, as it
+// does on these keys, and zstd, which shrank the store by a third, made
+// Tag 50% slower. Stepping the iterator with Next before seeking, bloom
+// filters with SeekPrefixGE, seeks with a limit and compacting the bulk
+// insert's L0 tables into one level did not help.
 //
 // # Watermark
 //

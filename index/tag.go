@@ -119,7 +119,9 @@ func (ix *Index) Tag(ctx context.Context, keys []string) (Matches, error) {
 	return out, nil
 }
 
-// tagKeys are the keys of a Tag call as Pebble keys, and their sorted order.
+// tagKeys are record keys as Pebble keys, and their sorted order: the keys
+// of a Tag call that are not all UUIDs (those are sortedUUIDs), and the
+// keys of an Apply's changes.
 type tagKeys struct {
 	// buf holds the Pebble keys in the caller's order: key i starts
 	// buf[starts[i]:starts[i+1]], a slot as long as 1+len(keys[i]), which
@@ -497,7 +499,7 @@ func (tk *tagKeys) appendTo(c *chunk, lo, hi int) {
 // index does not hold it. It uses up to workers goroutines, each walking
 // its own clone of it, and closes the iterators.
 func walk(ctx context.Context, it *pebble.Iterator, sk sortedKeys, workers, groups int, ids []uint32) error {
-	n := min(workers, sk.len()/minShardKeys)
+	n := shards(sk.len(), workers)
 	iters := []*pebble.Iterator{it}
 	var err error
 	for len(iters) < n && err == nil {
@@ -546,11 +548,9 @@ func walker(ctx context.Context, it *pebble.Iterator, sk sortedKeys, next *atomi
 		c.reset()
 		sk.appendTo(&c, start, min(start+chunkKeys, sk.len()))
 		hits = hits[:0]
-		keyStart := 0
 		var prev []byte
-		for i, end := range c.ends {
-			key := c.buf[keyStart:end]
-			keyStart = end
+		for i := range c.pos {
+			key := c.key(i)
 			if bytes.Equal(key, prev) {
 				// A duplicate gets the previous key's match.
 				if n := len(hits); n > 0 && hits[n-1].pos == c.pos[i-1] {
