@@ -86,8 +86,9 @@ on what ran before it.
 The report gives per workload the best and the median wall-clock seconds,
 the rows per second of the best run, the CPU seconds of the whole process
 during the best run (less sensitive to other load on the machine than wall
-time), then the ratios that Hoodie's performance targets state. Progress goes to standard error when it is a
-terminal. For iceberg-go's side, run in the same session:
+time), then the ratios that Hoodie's performance targets state. Progress
+goes to standard error when it is a terminal. For iceberg-go's side, run in
+the same session:
 cd bench/peers && go run . -rows N -runs R (see docs/performance.md).`,
 		Example: `  hoodiectl bench
   hoodiectl bench --rows 100000 --runs 5 --format json > bench.json`,
