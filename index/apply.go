@@ -425,6 +425,9 @@ func newSortedChanges(keys keySegments, ids []uint32, workers int) sortedChanges
 	if runs := tk.ascendingRuns(maxMergedRuns); runs != nil {
 		return tk.mergeChanges(runs, ids)
 	}
+	if tk.starts == nil {
+		return tk.sortUUIDs(workers).changes(ids)
+	}
 	tk.sorted = make([]keyHead, tk.len())
 	tk.sort(workers)
 	return tk.gather(ids, workers)
@@ -466,16 +469,6 @@ func (tk *tagKeys) gather(ids []uint32, workers int) sortedChanges {
 			s.ids[i] = ids[pos]
 		}
 		return pos
-	}
-	if s.ends == nil {
-		// Keys of one length go straight to their place.
-		s.buf = make([]byte, n*uuidKeyLen)
-		inParallel(n, workers, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				copy(s.buf[i*uuidKeyLen:], tk.key(gatherAt(i)))
-			}
-		})
-		return s
 	}
 	type part struct {
 		lo, hi int

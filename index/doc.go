@@ -131,7 +131,9 @@
 // group's in key order, so they form a few ascending runs: up to 64 runs are
 // merged (reading each in sequence) rather than sorted, which made the
 // Apply of a sorting bulk insert's 1M keys, three runs, about 5% faster.
-// Rebuild sets the
+// Other changes are sorted as Tag sorts its keys: UUIDs in place as
+// 20-byte entries (which took 12% less memory than sorting their
+// positions), other keys by their positions. Rebuild sets the
 // watermark to the snapshot's instant, older or newer. If the timeline loses
 // a completed instant the index contains (a rollback of a completed commit,
 // a restore), the index cannot undo it: the caller rebuilds.

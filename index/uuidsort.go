@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 )
 
-// uuidKey is one of a Tag call's keys that are all UUIDs: its 16 bytes and
-// its position among the caller's keys.
+// uuidKey is one of a list of record keys that are all UUIDs: its 16 bytes
+// and its position in the list.
 type uuidKey struct {
 	uuid [16]byte
 	pos  uint32
@@ -24,12 +24,13 @@ func compareUUIDKeys(a, b uuidKey) int {
 	return cmp.Compare(a.pos, b.pos)
 }
 
-// sortedUUIDs are the keys of a Tag call that are all UUIDs, in index
-// order, equal keys by position. Each holds its bytes, so that the walk
-// reads them in sequence: the general path (tagKeys) sorts positions and
-// reads each key where it was encoded, a cache miss per key. It also
-// takes less memory: 20 bytes per key, against 17 + 16 and 16 while
-// sorting.
+// sortedUUIDs are record keys that are all UUIDs, the keys of a Tag call
+// or of an Apply's changes not in a few ascending runs, in index order,
+// equal keys by position. Each holds its bytes, so that what reads them in
+// order (Tag's walk, the sorted changes) reads them in sequence: the
+// general path (tagKeys) sorts positions and reads each key where it was
+// encoded, a cache miss per key. It also takes less memory: 20 bytes per
+// key, against 17 + 16 and 16 while sorting.
 type sortedUUIDs []uuidKey
 
 // len implements sortedKeys.
@@ -59,6 +60,39 @@ func sortUUIDKeys(keys keySegments, workers int) sortedUUIDs {
 	}
 	s.sort(workers)
 	return s
+}
+
+// sortUUIDs returns the keys of tk, which are all UUIDs (tk.starts is
+// nil), sorted, using up to workers goroutines.
+func (tk *tagKeys) sortUUIDs(workers int) sortedUUIDs {
+	s := make(sortedUUIDs, tk.len())
+	inParallel(len(s), workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s[i].pos = uint32(i)
+			copy(s[i].uuid[:], uuidKeyAt(tk.buf, i)[1:])
+		}
+	})
+	s.sort(workers)
+	return s
+}
+
+// changes returns the sorted changes of the keys of s, with their ids if
+// ids is not nil: the keys back to back, in order.
+func (s sortedUUIDs) changes(ids []uint32) sortedChanges {
+	c := sortedChanges{buf: make([]byte, len(s)*uuidKeyLen), pos: make([]uint32, len(s))}
+	if ids != nil {
+		c.ids = make([]uint32, len(s))
+	}
+	for i, k := range s {
+		key := uuidKeyAt(c.buf, i)
+		key[0] = nsUUID
+		copy(key[1:], k.uuid[:])
+		c.pos[i] = k.pos
+		if ids != nil {
+			c.ids[i] = ids[k.pos]
+		}
+	}
+	return c
 }
 
 // sort sorts s in place, using up to workers goroutines.
