@@ -3,6 +3,7 @@ package write
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hoodie-dev/hoodie/storage"
 )
@@ -40,6 +41,10 @@ func EvolveSchema(table, in *storage.Schema, keyColumns []string) (evolved *stor
 		}
 		i := table.FieldIndex(f.Name)
 		if i < 0 {
+			if j := foldedIndex(table.Fields, f.Name); j >= 0 {
+				return nil, false, fmt.Errorf("input column %q differs from the table's column %q only in case, which Spark, DuckDB and SQL do not tell apart; name it as the table does",
+					f.Name, table.Fields[j].Name)
+			}
 			fields = append(fields, storage.Field{Name: f.Name, Type: storage.Nullable(f.Type), Doc: f.Doc})
 			changed = true
 			continue
@@ -65,6 +70,60 @@ func EvolveSchema(table, in *storage.Schema, keyColumns []string) (evolved *stor
 		return nil, false, err
 	}
 	return s, true, nil
+}
+
+// foldedIndex returns the index of the field whose name equals name but
+// for case (Unicode simple folding), or -1.
+func foldedIndex(fields []storage.Field, name string) int {
+	return slices.IndexFunc(fields, func(f storage.Field) bool { return strings.EqualFold(f.Name, name) })
+}
+
+// checkColumnNames fails if two of the columns, or two fields of a record
+// inside one, differ only in case (see caseTwins), or a column differs
+// from a Hudi meta column only in case.
+func checkColumnNames(fields []storage.Field) error {
+	const why = "which Spark, DuckDB and SQL do not tell apart"
+	if a, b, twins := caseTwins(fields); twins {
+		return fmt.Errorf("columns %q and %q differ only in case, %s; rename one", a, b, why)
+	}
+	for _, f := range fields {
+		for _, m := range storage.MetaFieldNames {
+			if f.Name != m && strings.EqualFold(f.Name, m) {
+				return fmt.Errorf("column %q differs from Hudi's meta column %q only in case, %s; rename it", f.Name, m, why)
+			}
+		}
+	}
+	return nil
+}
+
+// caseTwins returns two fields of fields, or of the records inside their
+// types (in records, arrays and maps), whose names differ only in case, as
+// a path each ("r.v" and "r.V"); ok is false when there are none. Spark,
+// DuckDB and SQL take names in any case: such columns cannot be told apart.
+func caseTwins(fields []storage.Field) (a, b string, ok bool) {
+	for i, f := range fields {
+		for _, g := range fields[:i] {
+			if strings.EqualFold(f.Name, g.Name) {
+				return g.Name, f.Name, true
+			}
+		}
+		if a, b, ok := typeCaseTwins(f.Type); ok {
+			return f.Name + "." + a, f.Name + "." + b, true
+		}
+	}
+	return "", "", false
+}
+
+func typeCaseTwins(t *storage.Type) (a, b string, ok bool) {
+	switch t.Kind {
+	case storage.KindRecord:
+		return caseTwins(t.Fields)
+	case storage.KindArray:
+		return typeCaseTwins(t.Items)
+	case storage.KindMap:
+		return typeCaseTwins(t.Values)
+	}
+	return "", "", false
 }
 
 // intToLong reports whether widening from to to is int -> long, the one
@@ -340,7 +399,9 @@ func converter(to, in *storage.Type) (func(any) (any, error), error) {
 	return nil, fmt.Errorf("the input's type %s does not fit the table's type %s", typeName(in), typeName(to))
 }
 
-// widenNumber converts a number to a wider numeric kind.
+// widenNumber converts a number to a wider numeric kind. A whole number
+// that the floating-point kind cannot hold exactly (beyond 2^24 for a
+// float, 2^53 for a double) is an error naming it, not rounded.
 func widenNumber(v any, to storage.Kind) (any, error) {
 	var f float64
 	var i int64
@@ -361,15 +422,40 @@ func widenNumber(v any, to storage.Kind) (any, error) {
 	case storage.KindLong:
 		return i, nil
 	case storage.KindFloat:
-		if isInt {
-			return float32(i), nil
+		if !isInt {
+			return float32(f), nil
 		}
-		return float32(f), nil
+		if !exactInFloat(i, storage.KindFloat) {
+			return nil, fmt.Errorf("%d does not fit a float column exactly (it would become %.0f); write it to a long or decimal column", i, float32(i))
+		}
+		return float32(i), nil
 	case storage.KindDouble:
-		if isInt {
-			return float64(i), nil
+		if !isInt {
+			return f, nil
 		}
-		return f, nil
+		if !exactInFloat(i, storage.KindDouble) {
+			return nil, fmt.Errorf("%d does not fit a double column exactly (it would become %.0f); write it to a long or decimal column", i, float64(i))
+		}
+		return float64(i), nil
 	}
 	return nil, fmt.Errorf("cannot widen to %s", to)
+}
+
+// exactInFloat reports whether the whole number n converts to a value of
+// the floating-point kind (storage.KindFloat or storage.KindDouble) and
+// back unchanged. Every number within ±2^24 (float) or ±2^53 (double)
+// does; beyond, only some.
+func exactInFloat(n int64, kind storage.Kind) bool {
+	if kind == storage.KindFloat {
+		if n >= -1<<24 && n <= 1<<24 {
+			return true
+		}
+		f := float32(n)
+		return f >= -(1<<63) && f < 1<<63 && int64(f) == n
+	}
+	if n >= -1<<53 && n <= 1<<53 {
+		return true
+	}
+	f := float64(n)
+	return f >= -(1<<63) && f < 1<<63 && int64(f) == n
 }

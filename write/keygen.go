@@ -74,12 +74,30 @@ func resolveColumns(schema *storage.Schema, names []string, role string) ([]int,
 	return idx, units, nil
 }
 
-// RecordKey returns a row's record key: the key column's value, or for
-// several columns (or one, in a table whose stored keys have that form:
-// see namedSingleKeys) Hudi's complex form "c1:v1,c2:v2" (a null part
-// written __null__, an empty one __empty__). A key whose every part is null
-// or empty is an error.
+// RecordKey returns the record key Hudi computes for a row: the key
+// column's value, or for several columns (or one, in a table whose stored
+// keys have that form: see namedSingleKeys) Hudi's complex form
+// "c1:v1,c2:v2" (a null part written __null__, an empty one __empty__, as
+// Hudi's KeyGenUtils writes them). A key whose every part is null or empty
+// is an error. It computes the keys of stored rows, which other writers may
+// have written so; an incoming row's key comes from InputKey.
 func (g *KeyGenerator) RecordKey(row []any) (string, error) {
+	return g.recordKey(row, false)
+}
+
+// InputKey returns the record key of an incoming row, as RecordKey does,
+// but refuses a row whose key Hudi's complex format cannot tell from
+// another row's: a null or empty part, a part that is the placeholder
+// __null__ or __empty__ (a null or empty part of a key Spark wrote), and a
+// part holding "," and a key column's name and ":" ("c1:x,c2:y,c2:z" would
+// be both {c1: "x,c2:y", c2: "z"} and {c1: "x", c2: "y,c2:z"}). Without
+// those, the parts are cut apart at the first ",c:" of each next column c,
+// and two rows have one key only when their key columns hold one value.
+func (g *KeyGenerator) InputKey(row []any) (string, error) {
+	return g.recordKey(row, true)
+}
+
+func (g *KeyGenerator) recordKey(row []any, input bool) (string, error) {
 	if len(g.keyIndex) == 1 && !g.named {
 		v := row[g.keyIndex[0]]
 		if v == nil {
@@ -100,7 +118,13 @@ func (g *KeyGenerator) RecordKey(row []any) (string, error) {
 		b.WriteString(g.keyNames[i])
 		b.WriteByte(':')
 		v := row[idx]
-		switch s := valueString(v, g.keyUnits[i]); {
+		s := valueString(v, g.keyUnits[i])
+		if input {
+			if err := g.checkKeyPart(i, v, s); err != nil {
+				return "", err
+			}
+		}
+		switch {
 		case v == nil:
 			b.WriteString(nullKeyPart)
 		case s == "":
@@ -114,6 +138,30 @@ func (g *KeyGenerator) RecordKey(row []any) (string, error) {
 		return "", fmt.Errorf("record key columns %s are all null or empty", strings.Join(g.keyNames, ","))
 	}
 	return b.String(), nil
+}
+
+// checkKeyPart fails if s, the text of v, the value of key column i of an
+// incoming row, would make its complex key ambiguous (see InputKey).
+func (g *KeyGenerator) checkKeyPart(i int, v any, s string) error {
+	name := g.keyNames[i]
+	switch {
+	case v == nil:
+		return fmt.Errorf("record key column %q is null: a record without a key value is an error", name)
+	case s == "":
+		return fmt.Errorf("record key column %q is empty: a record without a key value is an error", name)
+	case s == nullKeyPart || s == emptyKeyPart:
+		return fmt.Errorf("record key column %q holds %q, which Hudi's complex keys write for a null or empty value", name, s)
+	}
+	if strings.IndexByte(s, ':') < 0 {
+		return nil
+	}
+	for _, other := range g.keyNames {
+		if strings.Contains(s, ","+other+":") {
+			return fmt.Errorf("record key column %q holds %q, whose %q reads as the start of key column %q in Hudi's complex key \"c1:v1,c2:v2\": two records could get one key",
+				name, s, ","+other+":", other)
+		}
+	}
+	return nil
 }
 
 // PartitionPath returns the folder a row belongs in; "" for a

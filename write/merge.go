@@ -74,6 +74,26 @@ func checkOrderingType(t *storage.Type) error {
 	return nil
 }
 
+// badOrdering returns why v cannot be an incoming record's precombine
+// value, or "": null, as the contract says, and NaN, which Hudi orders
+// (Java's compareTo) above every number, so that a NaN would beat every
+// later value for good. Infinities order as numbers do and are kept.
+func badOrdering(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case float64:
+		if math.IsNaN(x) {
+			return "NaN, which would beat every later value; give a number"
+		}
+	case float32:
+		if math.IsNaN(float64(x)) {
+			return "NaN, which would beat every later value; give a number"
+		}
+	}
+	return ""
+}
+
 // compareFloats orders two floats as Hudi does (Java's compareTo): NaN
 // equal to itself and above every number. -0.0 equals 0.0, as the
 // contract's "greater or equal" reads numerically.
@@ -105,6 +125,9 @@ func CheckTableSchema(cfg *storage.TableConfig, schema *storage.Schema) error {
 		if err := checkOrderingType(schema.Fields[i].Type); err != nil {
 			return fmt.Errorf("precombine column %q: %w", f, err)
 		}
+	}
+	if err := checkColumnNames(schema.Fields); err != nil {
+		return err
 	}
 	return checkIsDeletedType(schema)
 }

@@ -319,6 +319,9 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, n
 	}
 	schema := tableSchema
 	if !deletesOnly {
+		if err := checkColumnNames(in.Schema.Fields); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", in.displayName(), err)
+		}
 		evolved, _, err := EvolveSchema(tableSchema, in.Schema, slices.Concat(w.cfg.RecordKeyFields, w.cfg.PartitionFields))
 		if err != nil {
 			return nil, nil, &RefusedError{fmt.Errorf("%s: %w", in.displayName(), err)}
@@ -384,15 +387,15 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, n
 					return in.recordError(i, "", fmt.Errorf("column %q: %q is not valid UTF-8 text", schema.Fields[c].Name, s))
 				}
 			}
-			key, err := keygen.RecordKey(row)
+			key, err := keygen.InputKey(row)
 			if err != nil {
 				return in.recordError(i, "", err)
 			}
 			r := &all[i]
 			*r = record{row: row, key: key, partition: parts.path(row), pos: int32(i)}
 			if precombine >= 0 {
-				if row[precombine] == nil {
-					return in.recordError(i, key, fmt.Errorf("precombine column %q is null", w.cfg.PrecombineField))
+				if why := badOrdering(row[precombine]); why != "" {
+					return in.recordError(i, key, fmt.Errorf("precombine column %q is %s", w.cfg.PrecombineField, why))
 				}
 			}
 			if isDeleted >= 0 {

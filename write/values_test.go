@@ -1,0 +1,190 @@
+package write
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// newValuesTable makes an empty table with the record key columns keys,
+// the precombine column ts and no partitions.
+func newValuesTable(t *testing.T, keys []string, settings Settings) *testTable {
+	t.Helper()
+	dir := t.TempDir()
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := storage.NewTableConfig("values", keys, "ts", nil, false, storage.MergeEventTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := storage.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return &testTable{t: t, dir: dir, fsys: fsys, w: newTestWriter(fsys, dir, settings)}
+}
+
+// valuesInput is an input of the columns (name, kind, all nullable) and
+// rows.
+func valuesInput(columns []string, kinds []storage.Kind, rows ...[]any) *Input {
+	s := &storage.Schema{Name: "values"}
+	for i, c := range columns {
+		s.Fields = append(s.Fields, storage.Field{Name: c, Type: storage.Nullable(storage.Primitive(kinds[i]))})
+	}
+	return &Input{Name: "in", Schema: s, Rows: rows}
+}
+
+// writeErr writes in and returns the error, after checking that a failed
+// write committed nothing.
+func (tt *testTable) writeErr(op Operation, in *Input) error {
+	tt.t.Helper()
+	before := snapshot(tt.t, tt.fsys, "")
+	_, err := tt.w.Write(context.Background(), op, in)
+	if err != nil {
+		if after := snapshot(tt.t, tt.fsys, ""); !equalData(dataOf(before), dataOf(after)) {
+			tt.t.Fatalf("a failed %s changed the table", op)
+		}
+	}
+	return err
+}
+
+// TestInputKeyRefusesAmbiguousParts checks that an incoming record whose
+// complex key Hudi's format cannot tell from another's is refused, naming
+// the column, while stored keys are computed as Hudi computes them.
+func TestInputKeyRefusesAmbiguousParts(t *testing.T) {
+	str := storage.Nullable(storage.Primitive(storage.KindString))
+	schema := &storage.Schema{Name: "r", Fields: []storage.Field{{Name: "k1", Type: str}, {Name: "k2", Type: str}}}
+	g, err := NewKeyGenerator(&storage.TableConfig{RecordKeyFields: []string{"k1", "k2"}}, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		row     []any
+		want    string // the key, or the error's text
+		refused bool
+	}{
+		{[]any{"x", "y"}, "k1:x,k2:y", false},
+		{[]any{"a,b", "c:d"}, "k1:a,b,k2:c:d", false},   // separators alone do not make a key ambiguous
+		{[]any{"x,k3:y", "z"}, "k1:x,k3:y,k2:z", false}, // k3 is no key column
+		{[]any{"2014-10-22 13:50:42", "z"}, "k1:2014-10-22 13:50:42,k2:z", false},
+		{[]any{"x,k2:y", "z"}, `whose ",k2:" reads as the start of key column "k2"`, true},
+		{[]any{"x", "y,k2:z"}, `whose ",k2:" reads as the start of key column "k2"`, true},
+		{[]any{"x", "y,k1:z"}, `key column "k1"`, true},
+		{[]any{nil, "y"}, `record key column "k1" is null`, true},
+		{[]any{"x", ""}, `record key column "k2" is empty`, true},
+		{[]any{"__null__", "y"}, `holds "__null__"`, true},
+		{[]any{"x", "__empty__"}, `holds "__empty__"`, true},
+	}
+	for _, tc := range tests {
+		key, err := g.InputKey(tc.row)
+		switch {
+		case tc.refused && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("InputKey(%q) = %q, %v; want an error with %q", tc.row, key, err, tc.want)
+		case !tc.refused && (err != nil || key != tc.want):
+			t.Errorf("InputKey(%q) = %q, %v; want %q", tc.row, key, err, tc.want)
+		}
+	}
+	// Stored rows, which Spark may have written, get Hudi's keys.
+	if key, err := g.RecordKey([]any{nil, ""}); err == nil {
+		t.Errorf("RecordKey of null and empty parts = %q, want an error", key)
+	}
+	if key, err := g.RecordKey([]any{"x", nil}); err != nil || key != "k1:x,k2:__null__" {
+		t.Errorf("RecordKey of a null part = %q, %v; want Hudi's k1:x,k2:__null__", key, err)
+	}
+}
+
+// TestComplexKeysDoNotCollide checks the issue's two records, which once
+// became one: each is refused as bad input, naming its record and column,
+// and so is a null key part.
+func TestComplexKeysDoNotCollide(t *testing.T) {
+	tt := newValuesTable(t, []string{"k1", "k2"}, Settings{})
+	cols, kinds := []string{"k1", "k2", "ts"}, []storage.Kind{storage.KindString, storage.KindString, storage.KindLong}
+	tt.write(OpUpsert, valuesInput(cols, kinds, []any{"x", "y", int64(1)}))
+	for _, tc := range []struct {
+		row    []any
+		column string
+	}{
+		{[]any{"x,k2:y", "z", int64(2)}, `record key column "k1" holds`},
+		{[]any{"x", "y,k2:z", int64(2)}, `record key column "k2" holds`},
+		{[]any{"x", nil, int64(2)}, `record key column "k2" is null`},
+	} {
+		err := tt.writeErr(OpUpsert, valuesInput(cols, kinds, []any{"a", "b", int64(1)}, tc.row))
+		var re *RecordError
+		if !errors.As(err, &re) || re.Line != 2 || !strings.Contains(err.Error(), tc.column) || errors.Is(err, ErrRefused) {
+			t.Errorf("record %q: %v, want bad input naming record 2 and %s", tc.row, err, tc.column)
+		}
+	}
+	if snap := snapshot(t, tt.fsys, ""); len(snap) != 1 || snap["k1:x,k2:y"] == nil {
+		t.Fatalf("the table holds %v, want the one record written", snap)
+	}
+}
+
+// TestNaNPrecombineRefused checks that a NaN precombine value, of a double
+// or a float column, is refused as null is, while infinities are kept.
+func TestNaNPrecombineRefused(t *testing.T) {
+	for _, kind := range []storage.Kind{storage.KindDouble, storage.KindFloat} {
+		t.Run(kind.String(), func(t *testing.T) {
+			tt := newValuesTable(t, []string{"id"}, Settings{})
+			cols, kinds := []string{"id", "ts"}, []storage.Kind{storage.KindString, kind}
+			num := func(f float64) any {
+				if kind == storage.KindFloat {
+					return float32(f)
+				}
+				return f
+			}
+			tt.write(OpUpsert, valuesInput(cols, kinds, []any{"a", num(1)}, []any{"b", num(math.Inf(1))}))
+			err := tt.writeErr(OpUpsert, valuesInput(cols, kinds, []any{"c", num(2)}, []any{"a", num(math.NaN())}))
+			var re *RecordError
+			if !errors.As(err, &re) || re.Line != 2 || re.Key != "a" || !strings.Contains(err.Error(), `precombine column "ts" is NaN`) {
+				t.Fatalf("a NaN precombine value: %v, want bad input naming record 2, key a", err)
+			}
+			// +Inf orders as the greatest number: an update with 5 loses.
+			tt.write(OpUpsert, valuesInput(cols, kinds, []any{"b", num(5)}, []any{"a", num(math.Inf(-1))}))
+			snap := snapshot(t, tt.fsys, "")
+			if got := snap["b"][6]; got != num(math.Inf(1)) {
+				t.Errorf("b's ts is %v, want +Inf kept", got)
+			}
+			if got := snap["a"][6]; got != num(1) {
+				t.Errorf("a's ts is %v, want 1 kept over -Inf", got)
+			}
+		})
+	}
+}
+
+// TestColumnsDifferingInCaseRefused checks that a column equal to another
+// but for case is refused: against the table's, within one input (nested
+// fields too) and against a meta column, naming both.
+func TestColumnsDifferingInCaseRefused(t *testing.T) {
+	tt := newValuesTable(t, []string{"id"}, Settings{})
+	long := storage.KindLong
+	tt.write(OpUpsert, valuesInput([]string{"id", "ts", "v"}, []storage.Kind{storage.KindString, long, long}, []any{"a", int64(1), int64(1)}))
+	err := tt.writeErr(OpUpsert, valuesInput([]string{"id", "ts", "V"}, []storage.Kind{storage.KindString, long, long}, []any{"a", int64(2), int64(9)}))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), `input column "V" differs from the table's column "v" only in case`) {
+		t.Errorf("V against the table's v: %v, want a refusal naming both", err)
+	}
+	err = tt.writeErr(OpUpsert, valuesInput([]string{"id", "ts", "w", "W"}, []storage.Kind{storage.KindString, long, long, long}, []any{"a", int64(2), int64(1), int64(2)}))
+	if err == nil || errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), `columns "w" and "W" differ only in case`) {
+		t.Errorf("w and W in one input: %v, want bad input naming both", err)
+	}
+	err = tt.writeErr(OpUpsert, valuesInput([]string{"id", "ts", "_HOODIE_RECORD_KEY"}, []storage.Kind{storage.KindString, long, storage.KindString}, []any{"a", int64(2), "x"}))
+	if err == nil || !strings.Contains(err.Error(), `"_HOODIE_RECORD_KEY" differs from Hudi's meta column "_hoodie_record_key"`) {
+		t.Errorf("a meta column in upper case: %v, want a refusal naming both", err)
+	}
+	nested := valuesInput([]string{"id", "ts"}, []storage.Kind{storage.KindString, long}, []any{"a", int64(2), []any{[]any{int64(1), int64(2)}}})
+	rec := &storage.Type{Kind: storage.KindRecord, Name: "r", Fields: []storage.Field{{Name: "x", Type: storage.Nullable(storage.Primitive(long))}, {Name: "X", Type: storage.Nullable(storage.Primitive(long))}}}
+	nested.Schema.Fields = append(nested.Schema.Fields, storage.Field{Name: "r", Type: storage.Nullable(&storage.Type{Kind: storage.KindArray, Items: rec})})
+	if err := tt.writeErr(OpUpsert, nested); err == nil || !strings.Contains(err.Error(), `columns "r.x" and "r.X"`) {
+		t.Errorf("fields x and X of a record in an array: %v, want an error naming both", err)
+	}
+	if err := CheckTableSchema(&storage.TableConfig{RecordKeyFields: []string{"id"}}, &storage.Schema{Name: "s", Fields: []storage.Field{
+		{Name: "id", Type: storage.Primitive(storage.KindString)}, {Name: "Id", Type: storage.Primitive(storage.KindString)},
+	}}); err == nil || !strings.Contains(err.Error(), `"id" and "Id"`) {
+		t.Errorf("a table schema with id and Id: %v, want a refusal naming both", err)
+	}
+}
