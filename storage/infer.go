@@ -131,13 +131,15 @@ func typeName(t *Type) string {
 //   - int, long: a number, that is a json.Number or a string in JSON number
 //     syntax, that is whole ("3.0" is 3) and in range;
 //   - float, double: a number in range, or "NaN", "Inf" or "Infinity" with
-//     an optional sign;
+//     an optional sign; a number written in full beyond 2^53 (2^24 for a
+//     float) must be held exactly, and one that is not zero must not
+//     become zero (see inexactFloat);
 //   - decimal: a number with at most the scale's digits after the point and
 //     the precision's digits in all, kept exactly at the type's scale;
-//   - date: "YYYY-MM-DD", or a whole number of days since 1970-01-01;
+//   - date: "YYYY-MM-DD" (a number is refused: its unit would be a guess);
 //   - timestamp: RFC 3339 text ("2023-04-01T17:01:00.5Z"; a space may stand
-//     for the T, and text without an offset is UTC) truncated to the unit, or
-//     a whole number of the unit since the Unix epoch;
+//     for the T, and text without an offset is UTC) without non-zero digits
+//     below the unit (a number is refused: its unit would be a guess);
 //   - string and uuid: a string, or a number or bool as its JSON text;
 //   - enum: a string among the symbols;
 //   - bytes and fixed: standard base64 text (of the fixed size);
@@ -344,35 +346,54 @@ func coerceFloat(v any, t *Type, bitSize int) (float64, *valueError) {
 	if err != nil {
 		return 0, misfit(v, t, "out of range")
 	}
-	if !exactWhole(s, f, bitSize) {
-		return 0, misfit(v, t, "a whole number the column's floating-point type cannot hold exactly (a long, decimal or string column keeps its digits)")
+	if why := inexactFloat(s, f, bitSize); why != "" {
+		return 0, misfit(v, t, why)
 	}
 	return f, nil
 }
 
-// exactWhole reports whether f, parsed from the number text s as a float
-// of bitSize bits, holds its value exactly if s is a whole number: from
-// 2^53 on a double (2^24 a float) rounds most of them, and two record keys,
-// or a key and its update, would become one.
-func exactWhole(s string, f float64, bitSize int) bool {
+// inexactFloat returns why f, parsed from the text s as a float of bitSize
+// bits, loses what s says, or "". A number written in full (without an
+// exponent) from 2^53 on (2^24 for a float), where the type no longer
+// holds every whole number, must be held exactly: two record keys, or a
+// key and its update, would become one. A number that is not zero must
+// not become zero. Other fractions take the nearest value, as in every
+// reader of the type.
+func inexactFloat(s string, f float64, bitSize int) string {
 	limit := float64(1 << 53)
 	if bitSize == 32 {
 		limit = 1 << 24
 	}
-	if ok, whole := scanNumber(s); !ok || !whole || math.Abs(f) < limit {
-		return true
+	if ok, _ := scanNumber(s); !ok {
+		return "" // NaN or an infinity
+	}
+	if f == 0 {
+		if strings.Trim(mantissa(s), "-+0.") != "" {
+			return "too close to zero: the column's floating-point type would make it 0"
+		}
+		return ""
+	}
+	if math.Abs(f) < limit || strings.ContainsAny(s, "eE") {
+		return ""
 	}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		// Beyond the limit, float64 holds n exactly only if converting
 		// back gives n (f, of bitSize bits, is held by float64 exactly).
-		return f < 1<<63 && f >= -(1<<63) && int64(f) == n
+		if f < 1<<63 && f >= -(1<<63) && int64(f) == n {
+			return ""
+		}
+	} else if want, ok := new(big.Rat).SetString(s); ok && want.Cmp(new(big.Rat).SetFloat64(f)) == 0 {
+		return ""
 	}
-	want, ok := new(big.Int).SetString(s, 10)
-	if !ok {
-		return true
+	return "a number the column's floating-point type cannot hold exactly (a long, decimal or string column keeps its digits)"
+}
+
+// mantissa returns the number text s without its exponent.
+func mantissa(s string) string {
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		return s[:i]
 	}
-	got, _ := big.NewFloat(f).Int(nil)
-	return got.Cmp(want) == 0
+	return s
 }
 
 // isSpecialFloat reports whether s names NaN or an infinity.
@@ -401,43 +422,49 @@ func coerceDecimal(v any, t *Type) (any, *valueError) {
 	return d, nil
 }
 
+// coerceDate reads a date from its text. A number is refused: whether
+// 20240101 is a day count (year 57385) or yyyyMMdd digits would be a
+// guess.
 func coerceDate(v any, t *Type) (any, *valueError) {
-	if s, ok := numberText(v); ok {
-		n, why := parseWhole(s, 32)
-		if why != "" {
-			return nil, misfit(v, t, why)
-		}
-		return Date(n), nil
+	if _, ok := v.(json.Number); ok {
+		return nil, misfit(v, t, `a number is not a date: write it "YYYY-MM-DD" (a count of days, or yyyyMMdd digits, would be a guess)`)
 	}
 	if s, ok := v.(string); ok {
 		if d, err := ParseDate(s); err == nil {
 			return d, nil
 		}
+		if ok, _ := scanNumber(s); ok {
+			return nil, misfit(v, t, `a number is not a date: write it "YYYY-MM-DD" (a count of days, or yyyyMMdd digits, would be a guess)`)
+		}
 	}
-	return nil, misfit(v, t, "not a YYYY-MM-DD date or a number of days")
+	return nil, misfit(v, t, "not a YYYY-MM-DD date")
 }
 
+// coerceTimestamp reads a timestamp from its text. A number is refused:
+// its unit (seconds, as Spark takes it, or the column's) would be a guess;
+// and so is text with non-zero digits below the column's unit, which the
+// column would drop.
 func coerceTimestamp(v any, t *Type) (any, *valueError) {
 	unit, unitName := time.Microsecond, "microseconds"
 	if t.Logical == LogicalTimestampMillis {
 		unit, unitName = time.Millisecond, "milliseconds"
 	}
-	if s, ok := numberText(v); ok {
-		n, why := parseWhole(s, 64)
-		if why != "" {
-			return nil, misfit(v, t, why)
-		}
-		if unit == time.Millisecond {
-			return time.UnixMilli(n).UTC(), nil
-		}
-		return time.UnixMicro(n).UTC(), nil
+	const number = `a number is not a timestamp: write it as RFC 3339 text ("2023-04-01T17:01:00.5Z"), as its unit (seconds, milliseconds or microseconds) would be a guess`
+	if _, ok := v.(json.Number); ok {
+		return nil, misfit(v, t, number)
 	}
 	if s, ok := v.(string); ok {
 		if ts, ok := parseTimestamp(s); ok {
-			return ts.UTC().Truncate(unit), nil
+			if ts.Truncate(unit) != ts {
+				return nil, misfit(v, t, "more fraction digits than the column's "+unitName+" keep")
+			}
+			return ts.UTC(), nil
+		}
+		if ok, _ := scanNumber(s); ok {
+			return nil, misfit(v, t, number)
 		}
 	}
-	return nil, misfit(v, t, "not an RFC 3339 timestamp or a number of "+unitName)
+	return nil, misfit(v, t, "not an RFC 3339 timestamp")
 }
 
 // parseTimestamp parses RFC 3339 text, with a space allowed for the T and a

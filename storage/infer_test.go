@@ -253,16 +253,22 @@ func TestCoerceValue(t *testing.T) {
 		{`"1,5"`, DecimalType(5, 2), nil, "not a number"},
 		{`12345678901234567890`, FixedDecimalType("f", 9, 20, 0), NewDecimal(bigUnscaled, 0), ""},
 		{`"2024-02-29"`, DateType(), Date(19782), ""},
-		{`19000`, DateType(), Date(19000), ""},
+		// A number is a guess about its unit: 20240101 would be year 57385.
+		{`20240101`, DateType(), nil, "20240101 does not fit date: a number is not a date"},
+		{`19000`, DateType(), nil, "a number is not a date"},
+		{`"19000"`, DateType(), nil, "a number is not a date"},
 		{`"2023-02-29"`, DateType(), nil, "not a YYYY-MM-DD date"},
-		{`1.5`, DateType(), nil, "not a whole number"},
-		{`"2023-04-01T17:01:00.123456789Z"`, TimestampMicrosType(), utcTime("2023-04-01T17:01:00.123456Z"), ""},
+		{`1.5`, DateType(), nil, "a number is not a date"},
+		{`"2023-04-01T17:01:00.123456000Z"`, TimestampMicrosType(), utcTime("2023-04-01T17:01:00.123456Z"), ""},
+		{`"2023-04-01T17:01:00.1234567Z"`, TimestampMicrosType(), nil, "more fraction digits than the column's microseconds keep"},
+		{`"2023-04-01T17:01:00.123456789Z"`, TimestampMicrosType(), nil, "more fraction digits than the column's microseconds keep"},
 		{`"2023-04-01T19:01:00+02:00"`, TimestampMicrosType(), utcTime("2023-04-01T17:01:00Z"), ""},
 		{`"2023-04-01 17:01:00.5"`, TimestampMicrosType(), utcTime("2023-04-01T17:01:00.5Z"), ""},
-		{`1680368460123456`, TimestampMicrosType(), utcTime("2023-04-01T17:01:00.123456Z"), ""},
-		{`1680368460123`, TimestampMillisType(), utcTime("2023-04-01T17:01:00.123Z"), ""},
-		{`"2023-04-01T17:01:00.123456Z"`, TimestampMillisType(), utcTime("2023-04-01T17:01:00.123Z"), ""},
-		{`"yesterday"`, TimestampMillisType(), nil, "not an RFC 3339 timestamp or a number of milliseconds"},
+		{`1680368460123456`, TimestampMicrosType(), nil, "a number is not a timestamp"},
+		{`"1680368460123"`, TimestampMillisType(), nil, "a number is not a timestamp"},
+		{`"2023-04-01T17:01:00.123000Z"`, TimestampMillisType(), utcTime("2023-04-01T17:01:00.123Z"), ""},
+		{`"2023-04-01T17:01:00.123456Z"`, TimestampMillisType(), nil, "more fraction digits than the column's milliseconds keep"},
+		{`"yesterday"`, TimestampMillisType(), nil, "not an RFC 3339 timestamp"},
 		{`"aGVsbG8="`, Primitive(KindBytes), []byte("hello"), ""},
 		{`""`, Primitive(KindBytes), []byte{}, ""},
 		{`"!!"`, Primitive(KindBytes), nil, "not base64 text"},
@@ -392,9 +398,15 @@ func TestInferrer(t *testing.T) {
 		rows:    [][]any{{"a", int64(1), 1.5, true, nil}},
 	}, {
 		name:    "long and double join to double",
-		records: []string{`{"x": 1}`, `{"x": 2.5}`, `{"x": 12345678901234567890.0}`},
+		records: []string{`{"x": 1}`, `{"x": 2.5}`, `{"x": 1.2345678901234567e19}`},
 		schema:  "record{x:double?}",
-		rows:    [][]any{{1.0}, {2.5}, {12345678901234567890.0}},
+		rows:    [][]any{{1.0}, {2.5}, {1.2345678901234567e19}},
+	}, {
+		// Written in full, its digits are meant: as a double it would lose
+		// them.
+		name:    "a fraction beyond 2^53 that a double cannot hold is refused",
+		records: []string{`{"x": 2.5}`, `{"x": 12345678901234567890.0}`},
+		wantErr: `column "x": 12345678901234567890.0 does not fit double: a number the column's floating-point type cannot hold exactly`,
 	}, {
 		// As a double it would lose digits: two such keys could become one.
 		name:    "a whole number beyond a long is refused",
@@ -561,7 +573,7 @@ func TestInferrer(t *testing.T) {
 	}, {
 		name:    "whole numbers a double cannot hold exactly",
 		records: []string{`{"id": 9007199254740993}`, `{"id": 0.5}`},
-		wantErr: `9007199254740993 does not fit double: a whole number the column's floating-point type cannot hold exactly`,
+		wantErr: `9007199254740993 does not fit double: a number the column's floating-point type cannot hold exactly`,
 	}, {
 		name:    "whole numbers a double holds exactly",
 		records: []string{`{"id": 9007199254740992}`, `{"id": 0.5}`, `{"id": 9007199254740994}`},
@@ -957,7 +969,7 @@ func TestInferrerFinishFirstError(t *testing.T) {
 	}
 }
 
-func TestExactWhole(t *testing.T) {
+func TestInexactFloat(t *testing.T) {
 	tests := []struct {
 		s       string
 		bitSize int
@@ -974,15 +986,24 @@ func TestExactWhole(t *testing.T) {
 		{"100000000000000000000", 64, true},
 		{"100000000000000000001", 64, false},
 		{"2.5", 64, true},
+		{"0.1", 64, true},
 		{"1e300", 64, true},
+		// Written in full, a fraction beyond 2^53 is held exactly or lost.
+		{"9007199254740993.0", 64, false},
+		{"9007199254740992.5", 64, false},
+		{"9007199254740992.0", 64, true},
+		{"16777217.0", 32, false},
+		{"9.007199254740993e15", 64, true}, // an exponent says the value is approximate
+		// A number that is not zero must not become zero.
+		{"1e-400", 64, false},
+		{"1e-50", 32, false},
+		{"-0.0", 64, true},
+		{"0e-500", 64, true},
 	}
 	for _, tt := range tests {
-		f, err := strconv.ParseFloat(tt.s, tt.bitSize)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := exactWhole(tt.s, f, tt.bitSize); got != tt.want {
-			t.Errorf("exactWhole(%s, %d bits) = %v, want %v", tt.s, tt.bitSize, got, tt.want)
+		f, _ := strconv.ParseFloat(tt.s, tt.bitSize)
+		if got := inexactFloat(tt.s, f, tt.bitSize) == ""; got != tt.want {
+			t.Errorf("inexactFloat(%s, %d bits) = %q, want exact %v", tt.s, tt.bitSize, inexactFloat(tt.s, f, tt.bitSize), tt.want)
 		}
 	}
 }

@@ -15,7 +15,7 @@ package storage
 //	bytes, fixed                     []byte
 //	decimal (bytes or fixed)         Decimal, read with the column's scale
 //	date                             Date
-//	timestamp-micros, -millis        time.Time in UTC, truncated to the unit
+//	timestamp-micros, -millis        time.Time (read in UTC); finer digits than the unit are refused
 //	array                            []any (an empty array is an empty, non-nil slice)
 //	map                              map[string]any (likewise)
 //	record                           []any, in schema field order

@@ -68,16 +68,28 @@ func (n *valueNode) encode(v any, arena *[]byte) (parquet.Value, error) {
 		}
 	case codecTimestampMicros:
 		if t, ok := v.(time.Time); ok {
+			if t.Nanosecond()%int(time.Microsecond) != 0 {
+				return parquet.Value{}, n.belowUnitError(t, "microseconds")
+			}
 			return parquet.Int64Value(t.UnixMicro()), nil
 		}
 	case codecTimestampMillis:
 		if t, ok := v.(time.Time); ok {
+			if t.Nanosecond()%int(time.Millisecond) != 0 {
+				return parquet.Value{}, n.belowUnitError(t, "milliseconds")
+			}
 			return parquet.Int64Value(t.UnixMilli()), nil
 		}
 	default:
 		return parquet.Value{}, n.fieldError("%s values cannot be written to this file's column", describeType(lc.typ))
 	}
 	return parquet.Value{}, n.typeError(v)
+}
+
+// belowUnitError refuses the timestamp t, which has digits below the
+// unit of the column, which would drop them.
+func (n *valueNode) belowUnitError(t time.Time, unit string) error {
+	return n.fieldError("%s has digits below the column's %s, which it would drop; truncate it first", t.UTC().Format(time.RFC3339Nano), unit)
 }
 
 // copyTo appends b to arena and returns the copy, or returns b if arena is

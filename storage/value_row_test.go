@@ -164,6 +164,8 @@ func TestAppendRowErrors(t *testing.T) {
 		{"price", mustDecimal(t, "123456789"), `field "price": 123456789.00 does not fit decimal(10,2)`},
 		{"day", int32(5), `field "day": int32 does not match Avro type nullable date`},
 		{"ts", "2024-01-01", `field "ts": string does not match`},
+		{"ts", time.Date(2024, 1, 1, 0, 0, 0, 1234567, time.UTC), `field "ts": 2024-01-01T00:00:00.001234567Z has digits below the column's microseconds`},
+		{"ts_ms", time.Date(2024, 1, 1, 0, 0, 0, 1234000, time.UTC), `field "ts_ms": 2024-01-01T00:00:00.001234Z has digits below the column's milliseconds`},
 		{"hash", []byte("short"), `field "hash": 5 bytes for a fixed of size 16`},
 		{"kind", "PLANE", `field "kind": "PLANE" is not a symbol of enum kind`},
 		{"stops", []any{nil}, `field "stops[]": null value for a non-null field`},

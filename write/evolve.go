@@ -227,7 +227,15 @@ type rowConverter struct {
 }
 
 func newRowConverter(table, in *storage.Schema) (*rowConverter, error) {
-	return newColumnsConverter(table, in, nil)
+	return newColumnsConverter(table, in, nil, false)
+}
+
+// newStoredConverter returns the converter of stored rows of a file's
+// schema to the table's; round makes it round whole numbers that a
+// widened floating-point column cannot hold exactly (the user allowed it:
+// Settings.LossyWidening) rather than fail.
+func newStoredConverter(table, file *storage.Schema, round bool) (*rowConverter, error) {
+	return newColumnsConverter(table, file, nil, round)
 }
 
 // newKeysConverter returns a converter for the rows of a delete: only the
@@ -235,7 +243,7 @@ func newRowConverter(table, in *storage.Schema) (*rowConverter, error) {
 // the others or hold them with any type, and rows convert with the other
 // columns null (lenient).
 func newKeysConverter(table, in *storage.Schema, keys []string) (*rowConverter, error) {
-	c, err := newColumnsConverter(table, in, keys)
+	c, err := newColumnsConverter(table, in, keys, false)
 	if c != nil {
 		c.lenient = true
 	}
@@ -244,8 +252,8 @@ func newKeysConverter(table, in *storage.Schema, keys []string) (*rowConverter, 
 
 // newColumnsConverter returns the converter of rows of in to rows of table
 // that takes from the input the table columns named in columns, or every
-// column for nil columns.
-func newColumnsConverter(table, in *storage.Schema, columns []string) (*rowConverter, error) {
+// column for nil columns; round is as for newStoredConverter.
+func newColumnsConverter(table, in *storage.Schema, columns []string, round bool) (*rowConverter, error) {
 	c := &rowConverter{
 		table:    table,
 		sources:  make([]int, len(table.Fields)),
@@ -263,7 +271,7 @@ func newColumnsConverter(table, in *storage.Schema, columns []string) (*rowConve
 		if j < 0 {
 			continue
 		}
-		conv, err := converter(f.Type, in.Fields[j].Type)
+		conv, err := converter(f.Type, in.Fields[j].Type, round)
 		if err != nil {
 			return nil, fmt.Errorf("column %q: %w", f.Name, err)
 		}
@@ -313,8 +321,9 @@ func (c *rowConverter) convertRow(row []any) ([]any, error) {
 }
 
 // converter returns the function turning values of type in into values of
-// type to, or nil when they need no change.
-func converter(to, in *storage.Type) (func(any) (any, error), error) {
+// type to, or nil when they need no change; round is as for
+// newStoredConverter.
+func converter(to, in *storage.Type, round bool) (func(any) (any, error), error) {
 	rt, ri := storage.WideningRank(to), storage.WideningRank(in)
 	if rt > 0 && ri > 0 {
 		if rt == ri {
@@ -323,14 +332,14 @@ func converter(to, in *storage.Type) (func(any) (any, error), error) {
 		if ri > rt {
 			return nil, fmt.Errorf("the input's type %s is wider than the table's %s", typeName(in), typeName(to))
 		}
-		return func(v any) (any, error) { return widenNumber(v, to.Kind) }, nil
+		return func(v any) (any, error) { return widenNumber(v, to.Kind, round) }, nil
 	}
 	switch to.Kind {
 	case storage.KindRecord:
 		if in.Kind != storage.KindRecord {
 			break
 		}
-		sub, err := newRowConverter(&storage.Schema{Fields: to.Fields}, &storage.Schema{Fields: in.Fields})
+		sub, err := newColumnsConverter(&storage.Schema{Fields: to.Fields}, &storage.Schema{Fields: in.Fields}, nil, round)
 		if err != nil {
 			return nil, err
 		}
@@ -345,7 +354,7 @@ func converter(to, in *storage.Type) (func(any) (any, error), error) {
 		if in.Kind != storage.KindArray {
 			break
 		}
-		elem, err := converter(to.Items, in.Items)
+		elem, err := converter(to.Items, in.Items, round)
 		if err != nil || elem == nil {
 			return nil, err
 		}
@@ -370,7 +379,7 @@ func converter(to, in *storage.Type) (func(any) (any, error), error) {
 		if in.Kind != storage.KindMap {
 			break
 		}
-		elem, err := converter(to.Values, in.Values)
+		elem, err := converter(to.Values, in.Values, round)
 		if err != nil || elem == nil {
 			return nil, err
 		}
@@ -401,8 +410,8 @@ func converter(to, in *storage.Type) (func(any) (any, error), error) {
 
 // widenNumber converts a number to a wider numeric kind. A whole number
 // that the floating-point kind cannot hold exactly (beyond 2^24 for a
-// float, 2^53 for a double) is an error naming it, not rounded.
-func widenNumber(v any, to storage.Kind) (any, error) {
+// float, 2^53 for a double) is an error naming it, unless round.
+func widenNumber(v any, to storage.Kind, round bool) (any, error) {
 	var f float64
 	var i int64
 	isInt := true
@@ -425,7 +434,7 @@ func widenNumber(v any, to storage.Kind) (any, error) {
 		if !isInt {
 			return float32(f), nil
 		}
-		if !exactInFloat(i, storage.KindFloat) {
+		if !round && !exactInFloat(i, storage.KindFloat) {
 			return nil, fmt.Errorf("%d does not fit a float column exactly (it would become %.0f); write it to a long or decimal column", i, float32(i))
 		}
 		return float32(i), nil
@@ -433,7 +442,7 @@ func widenNumber(v any, to storage.Kind) (any, error) {
 		if !isInt {
 			return f, nil
 		}
-		if !exactInFloat(i, storage.KindDouble) {
+		if !round && !exactInFloat(i, storage.KindDouble) {
 			return nil, fmt.Errorf("%d does not fit a double column exactly (it would become %.0f); write it to a long or decimal column", i, float64(i))
 		}
 		return float64(i), nil

@@ -218,7 +218,7 @@ func (m *merger) mergeExisting(ctx context.Context) error {
 	var conv *rowConverter
 	if !parquet.EqualNodes(prev.Parquet().Schema(), m.env.parquetSchema) {
 		var err error
-		if conv, err = newRowConverter(m.env.fileSchema, prev.Schema()); err != nil {
+		if conv, err = newStoredConverter(m.env.fileSchema, prev.Schema(), m.env.w.settings.LossyWidening); err != nil {
 			return fmt.Errorf("base file %s does not fit the table schema: %w", m.task.prev.Path, err)
 		}
 	}

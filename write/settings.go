@@ -30,6 +30,10 @@ const (
 	// KeyStringEncoding is Hoodie's own: the encoding of string and bytes
 	// columns (storage.BaseFileOptions.StringEncoding). Hudi ignores it.
 	KeyStringEncoding = "hoodie.parquet.string.encoding"
+	// KeyLossyWidening is Hoodie's own: true lets a write widen a column
+	// from int or long to float or double although values the table holds
+	// would be rounded (see Settings.LossyWidening). Hudi ignores it.
+	KeyLossyWidening = "hoodie.write.schema.widening.lossy.allowed"
 )
 
 // Settings are the write settings of one write, typed. The zero value is
@@ -78,6 +82,11 @@ type Settings struct {
 	// heartbeat interval times its tolerable misses. Zero means the
 	// default, two minutes.
 	HeartbeatTimeout time.Duration
+	// LossyWidening lets a write widen a column whose stored values the
+	// wider type cannot all hold exactly (int or long to float, long to
+	// double beyond 2^53), rounding them for good. By default such a write
+	// is refused before anything is written.
+	LossyWidening bool
 	// Props holds every setting given, those above included, for the
 	// pre-commit hook (validators read theirs from it).
 	Props *storage.Properties
@@ -183,6 +192,7 @@ func ParseSettings(props *storage.Properties) (Settings, error) {
 	numberOf(KeyHeartbeatMisses, &misses, false)
 	s.HeartbeatTimeout = time.Duration(interval*misses) * time.Millisecond
 	boolOf(KeyDropDuplicates, &s.DropDuplicates)
+	boolOf(KeyLossyWidening, &s.LossyWidening)
 	dictionary := !s.NoDictionary
 	boolOf(KeyDictionaryEnabled, &dictionary)
 	s.NoDictionary = !dictionary

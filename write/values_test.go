@@ -188,3 +188,93 @@ func TestColumnsDifferingInCaseRefused(t *testing.T) {
 		t.Errorf("a table schema with id and Id: %v, want a refusal naming both", err)
 	}
 }
+
+// TestLossyWideningRefused checks that widening a column whose stored
+// values the wider type cannot all hold is refused before anything is
+// written, naming the column and a value, wherever the value lies: proven
+// by the footer's statistics, found among values between exact bounds, in
+// a file the write does not rewrite; and that the setting lets it through.
+func TestLossyWideningRefused(t *testing.T) {
+	const big = 1<<53 + 1 // 9007199254740993: a double holds 9007199254740992
+	str, long, double := storage.KindString, storage.KindLong, storage.KindDouble
+	cols := []string{"id", "ts", "n"}
+	longs := func(rows ...[]any) *Input { return valuesInput(cols, []storage.Kind{str, long, long}, rows...) }
+	doubles := func(rows ...[]any) *Input { return valuesInput(cols, []storage.Kind{str, long, double}, rows...) }
+	tests := []struct {
+		name   string
+		stored []*Input // bulk inserts, a file group each
+		widen  *Input
+		want   string // "" for a widening that is exact
+	}{
+		{"a bound of the statistics", []*Input{longs([]any{"a", int64(1), int64(big)}, []any{"b", int64(1), int64(2)})},
+			doubles([]any{"b", int64(2), 0.5}), "such as 9007199254740993"},
+		{"exact bounds beyond 2^53, a value between them", []*Input{longs([]any{"a", int64(1), int64(1)}, []any{"b", int64(1), int64(big)}, []any{"c", int64(1), int64(1 << 60)})},
+			doubles([]any{"a", int64(2), 0.5}), "such as 9007199254740993"},
+		{"exact values beyond 2^53", []*Input{longs([]any{"a", int64(1), int64(1)}, []any{"c", int64(1), int64(1 << 60)}, []any{"d", int64(1), int64(-1 << 62)})},
+			doubles([]any{"a", int64(2), 0.5}), ""},
+		{"a file the write leaves alone", []*Input{longs([]any{"a", int64(1), int64(-big)}), longs([]any{"b", int64(1), int64(2)})},
+			doubles([]any{"b", int64(2), 0.5}), "such as -9007199254740993"},
+		{"int to float", []*Input{valuesInput(cols, []storage.Kind{str, long, storage.KindInt}, []any{"a", int64(1), int32(1<<24 + 1)})},
+			valuesInput(cols, []storage.Kind{str, long, storage.KindFloat}, []any{"a", int64(2), float32(0.5)}), "from int to float would round values the table holds, such as 16777217"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tt := newValuesTable(t, []string{"id"}, Settings{})
+			for _, in := range tc.stored {
+				tt.write(OpBulkInsert, in)
+			}
+			err := tt.writeErr(OpUpsert, tc.widen)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("an exact widening: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), `column "n"`) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want a refusal naming column n and %q", err, tc.want)
+			}
+			settings := DefaultSettings()
+			settings.LossyWidening = true
+			tt.w = newTestWriter(tt.fsys, tt.dir, settings)
+			tt.write(OpUpsert, tc.widen)
+		})
+	}
+}
+
+// TestPrecombineWideningRefused checks the issue's precombine column:
+// 9223372036854775807 would have become 9223372036854775808.
+func TestPrecombineWideningRefused(t *testing.T) {
+	tt := newValuesTable(t, []string{"id"}, Settings{})
+	cols := []string{"id", "ts"}
+	tt.write(OpUpsert, valuesInput(cols, []storage.Kind{storage.KindString, storage.KindLong}, []any{"a", int64(math.MaxInt64)}))
+	err := tt.writeErr(OpUpsert, valuesInput(cols, []storage.Kind{storage.KindString, storage.KindDouble}, []any{"b", 0.5}))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), `column "ts"`) || !strings.Contains(err.Error(), "9223372036854775807") {
+		t.Fatalf("got %v, want a refusal naming ts and its value", err)
+	}
+}
+
+// TestIncomingWholeNumbersConvertExactly checks that an incoming long or
+// int that a float or double column cannot hold exactly is refused with
+// its record and column, not rounded.
+func TestIncomingWholeNumbersConvertExactly(t *testing.T) {
+	tt := newValuesTable(t, []string{"id"}, Settings{})
+	str, long := storage.KindString, storage.KindLong
+	cols := []string{"id", "ts", "d", "f"}
+	tt.write(OpUpsert, valuesInput(cols, []storage.Kind{str, long, storage.KindDouble, storage.KindFloat}, []any{"a", int64(1), 0.5, float32(0.5)}))
+	for _, tc := range []struct {
+		kinds []storage.Kind
+		row   []any
+		want  string
+	}{
+		{[]storage.Kind{str, long, long, long}, []any{"b", int64(1), int64(1<<53 + 1), int64(1)}, `column "d": 9007199254740993 does not fit a double column exactly`},
+		{[]storage.Kind{str, long, long, storage.KindInt}, []any{"b", int64(1), int64(1), int32(1<<24 + 1)}, `column "f": 16777217 does not fit a float column exactly`},
+	} {
+		ok := valuesInput(cols, tc.kinds, []any{"c", int64(1), int64(1 << 53), int64(1 << 24)})
+		ok.Rows = append(ok.Rows, tc.row)
+		err := tt.writeErr(OpUpsert, ok)
+		var re *RecordError
+		if !errors.As(err, &re) || re.Line != 2 || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("got %v, want bad input naming record 2 and %q", err, tc.want)
+		}
+	}
+}

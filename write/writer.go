@@ -207,6 +207,11 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	if lossy := lossyWidenings(tableSchema, schema); len(lossy) > 0 && !w.settings.LossyWidening {
+		if err := checkStoredWidening(ctx, w.fsys, view, lossy); err != nil {
+			return nil, fmt.Errorf("%s: %w", in.displayName(), err)
+		}
+	}
 	idx, err := w.openIndex(ctx, tl, view)
 	if err != nil {
 		return nil, err
