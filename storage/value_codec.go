@@ -254,7 +254,9 @@ func (n *valueNode) decode(v parquet.Value) (any, error) {
 	case codecTimestampMillis:
 		return time.UnixMilli(v.Int64()).UTC(), nil
 	case codecTimestampInt96:
-		return int96Time(v.Int96()).Truncate(time.Microsecond), nil
+		// Kept whole: a write refuses the nanoseconds a microsecond
+		// column would drop (Spark writes whole microseconds).
+		return int96Time(v.Int96()), nil
 	case codecUUIDFixed:
 		u, err := uuid.FromBytes(v.ByteArray())
 		if err != nil {
