@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"sort"
@@ -46,7 +47,9 @@ type modelRow struct {
 // TestRandomWorkloads runs random inserts, upserts, deletes and soft deletes
 // against a table and a map that applies the contract's rules, comparing
 // the latest snapshot after every write and random past snapshots (time
-// travel) along the way.
+// travel) along the way. Some steps try writes that must be refused with
+// nothing changed (see refusedStep), and some precombine values are longs
+// a double would round.
 func TestRandomWorkloads(t *testing.T) {
 	for _, mode := range []storage.MergeMode{storage.MergeEventTime, storage.MergeCommitTime} {
 		for seed := uint64(1); seed <= 3; seed++ {
@@ -94,12 +97,19 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 		return out
 	}
 	for step := 0; step < steps; step++ {
+		if len(instants) > 0 && rng.IntN(5) == 0 {
+			refusedStep(t, tt, rng, step, model, keys(), populateMeta)
+			continue
+		}
 		var rows []modelRow
 		op := []Operation{OpInsert, OpBulkInsert, OpUpsert, OpUpsert, OpUpsert, OpDelete, OpSoftDelete}[rng.IntN(7)]
 		existing := keys()
 		n := 1 + rng.IntN(40)
 		for i := 0; i < n; i++ {
 			r := modelRow{partition: partitions[rng.IntN(len(partitions))], ts: int64(rng.IntN(50)), rider: fmt.Sprintf("rider-%d", rng.IntN(1000)), fare: float64(rng.IntN(10000)) / 100}
+			if rng.IntN(40) == 0 {
+				r.ts = 1<<53 + 1 + 2*int64(rng.IntN(50)) // a double would round it
+			}
 			pickExisting := len(existing) > 0 && rng.IntN(3) > 0
 			switch {
 			case op == OpInsert || op == OpBulkInsert:
@@ -163,6 +173,47 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 	for _, in := range instants {
 		checkSnapshot(t, "as of "+in, snapshot(t, tt.fsys, in), history[in], populateMeta)
 	}
+}
+
+// refusedStep tries a write that must be refused, with nothing changed: a
+// NaN precombine value, a column differing from the table's only in case,
+// or, when the model holds a ts a double would round, widening ts to
+// double.
+func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model map[string]modelRecord, keys []string, populateMeta bool) {
+	t.Helper()
+	schema := modelSchema()
+	row := func(key string, ts any) []any { return []any{key, ts, "rider-x", 1.5, "asia/india", false} }
+	key := fmt.Sprintf("key-new-%d", step)
+	if len(keys) > 0 && rng.IntN(2) == 0 {
+		key = keys[rng.IntN(len(keys))]
+	}
+	lossy := false
+	for _, r := range model {
+		lossy = lossy || !exactInFloat(r.ts, storage.KindDouble)
+	}
+	in := &Input{Name: "model", Schema: schema}
+	var what string
+	var wantRefused bool
+	switch kind := rng.IntN(3); {
+	case kind == 0:
+		what = "a NaN precombine value"
+		schema.Fields[1].Type = storage.Nullable(storage.Primitive(storage.KindDouble))
+		in.Rows = [][]any{row("key-other", 3.0), row(key, math.NaN())}
+	case kind == 1 || !lossy:
+		what, wantRefused = "a column differing in case", true
+		schema.Fields[2].Name = "Rider"
+		in.Rows = [][]any{row(key, int64(3))}
+	default:
+		what, wantRefused = "a lossy widening of ts", true
+		schema.Fields[1].Type = storage.Nullable(storage.Primitive(storage.KindDouble))
+		in.Rows = [][]any{row(key, 3.0)}
+	}
+	_, err := tt.w.Write(context.Background(), OpUpsert, in)
+	var re *RecordError
+	if wantRefused && !errors.Is(err, ErrRefused) || !wantRefused && !errors.As(err, &re) {
+		t.Fatalf("step %d, %s: got %v, want it refused", step, what, err)
+	}
+	checkSnapshot(t, fmt.Sprintf("step %d, after %s", step, what), snapshot(t, tt.fsys, ""), model, populateMeta)
 }
 
 // applyModel returns the model after op, with records written by the op

@@ -401,7 +401,7 @@ func TestDecodeInputTableMisfits(t *testing.T) {
 		content string
 		want    string
 	}{
-		{"jsonl", `{"day": 19724.5}`, `in.jsonl: line 1: column "day": 19724.5 does not fit date: not a whole number`},
+		{"jsonl", `{"day": 19724.5}`, `in.jsonl: line 1: column "day": 19724.5 does not fit date: a number is not a date: write it "YYYY-MM-DD" (a count of days, or yyyyMMdd digits, would be a guess)`},
 		{"jsonl", "{\"id\": 1}\n{\"price\": 1.234}", `in.jsonl: line 2: column "price": 1.234 does not fit decimal(10,2): more than 2 digits after the point`},
 		{"jsonl", `{"id": "abc"}`, `in.jsonl: line 1: column "id": "abc" does not fit int: not a number`},
 		{"csv", "id\n5\nfive\n", `in.csv: line 3: column "id": "five" does not fit int: not a number`},
