@@ -14,12 +14,16 @@ import (
 // widened along int -> long -> float -> double. table may be nil for a table
 // without a schema yet; the input's schema then becomes the table's, every
 // column made nullable. Any other difference is refused with an error naming
-// the column.
+// the column, and so is a new column whose name equals a table column's but
+// for case.
 //
 // keyColumns are the columns whose values make record keys and partition
 // paths: widening them would change their text (5 becomes "5.0"), and the
 // keys of stored records would no longer match those of incoming ones, so
 // of the widenings only int -> long is allowed for them.
+//
+// Whether a widening would round values the table holds is not looked at
+// here: Writer.Write checks the table's files (see Settings.LossyWidening).
 //
 // changed reports whether the result differs from table.
 func EvolveSchema(table, in *storage.Schema, keyColumns []string) (evolved *storage.Schema, changed bool, err error) {

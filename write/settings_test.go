@@ -19,7 +19,7 @@ func TestParseSettings(t *testing.T) {
 	}{
 		{"defaults", nil, func(s Settings) bool {
 			return s.StringEncoding == storage.DefaultStringEncoding && s.Compression == storage.DefaultCompression && s.MaxFileSize == 120<<20 &&
-				s.SortsBulkInsert()
+				s.SortsBulkInsert() && !s.LossyWidening
 		}, ""},
 		{"plain strings", map[string]string{KeyStringEncoding: " plain "}, func(s Settings) bool { return s.StringEncoding == "PLAIN" }, ""},
 		{"sizes and codec", map[string]string{KeyMaxFileSize: "1024", KeySmallFileLimit: "0", KeyPageSize: "4096", KeyCompressionCodec: "GZIP"},
@@ -31,6 +31,8 @@ func TestParseSettings(t *testing.T) {
 		}, ""},
 		{"partition sort", map[string]string{KeyBulkInsertSortMode: "PARTITION_SORT"}, func(s Settings) bool { return s.SortsBulkInsert() }, ""},
 		{"drop duplicates", map[string]string{KeyDropDuplicates: "true"}, func(s Settings) bool { return s.DropDuplicates }, ""},
+		{"lossy widening", map[string]string{KeyLossyWidening: "true"}, func(s Settings) bool { return s.LossyWidening }, ""},
+		{"bad lossy widening flag", map[string]string{KeyLossyWidening: "yes"}, nil, KeyLossyWidening + `="yes"`},
 		{"no dictionaries", map[string]string{KeyDictionaryEnabled: "false"}, func(s Settings) bool {
 			return s.NoDictionary && s.baseFileOptions().NoDictionary
 		}, ""},

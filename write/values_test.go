@@ -278,3 +278,24 @@ func TestIncomingWholeNumbersConvertExactly(t *testing.T) {
 		}
 	}
 }
+
+// TestTimestampsFinerThanTheColumnRefused checks that a Go time.Time with
+// digits below its column's unit is refused with its record, not
+// truncated, and that nothing is committed.
+func TestTimestampsFinerThanTheColumnRefused(t *testing.T) {
+	tt := newValuesTable(t, []string{"id"}, Settings{})
+	in := valuesInput([]string{"id", "ts"}, []storage.Kind{storage.KindString, storage.KindLong})
+	in.Schema.Fields = append(in.Schema.Fields, storage.Field{Name: "at", Type: storage.Nullable(storage.TimestampMicrosType())})
+	at := time.Date(2024, 1, 1, 0, 0, 0, 123456000, time.UTC)
+	in.Rows = [][]any{{"a", int64(1), at}, {"b", int64(1), at.Add(789)}}
+	err := tt.writeErr(OpUpsert, in)
+	var re *RecordError
+	if !errors.As(err, &re) || re.Line != 2 || !strings.Contains(err.Error(), `"at"`) || !strings.Contains(err.Error(), "digits below the column's microseconds") {
+		t.Fatalf("got %v, want record 2 refused, naming column at", err)
+	}
+	in.Rows = in.Rows[:1]
+	tt.write(OpUpsert, in)
+	if got := snapshot(t, tt.fsys, "")["a"][7]; got != at {
+		t.Fatalf("a's at is %v, want %v", got, at)
+	}
+}
