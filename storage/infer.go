@@ -426,15 +426,12 @@ func coerceDecimal(v any, t *Type) (any, *valueError) {
 // 20240101 is a day count (year 57385) or yyyyMMdd digits would be a
 // guess.
 func coerceDate(v any, t *Type) (any, *valueError) {
-	if _, ok := v.(json.Number); ok {
+	if _, ok := numberText(v); ok {
 		return nil, misfit(v, t, `a number is not a date: write it "YYYY-MM-DD" (a count of days, or yyyyMMdd digits, would be a guess)`)
 	}
 	if s, ok := v.(string); ok {
 		if d, err := ParseDate(s); err == nil {
 			return d, nil
-		}
-		if ok, _ := scanNumber(s); ok {
-			return nil, misfit(v, t, `a number is not a date: write it "YYYY-MM-DD" (a count of days, or yyyyMMdd digits, would be a guess)`)
 		}
 	}
 	return nil, misfit(v, t, "not a YYYY-MM-DD date")
@@ -445,23 +442,19 @@ func coerceDate(v any, t *Type) (any, *valueError) {
 // and so is text with non-zero digits below the column's unit, which the
 // column would drop.
 func coerceTimestamp(v any, t *Type) (any, *valueError) {
+	if _, ok := numberText(v); ok {
+		return nil, misfit(v, t, `a number is not a timestamp: write it as RFC 3339 text ("2023-04-01T17:01:00.5Z"), as its unit (seconds, milliseconds or microseconds) would be a guess`)
+	}
 	unit, unitName := time.Microsecond, "microseconds"
 	if t.Logical == LogicalTimestampMillis {
 		unit, unitName = time.Millisecond, "milliseconds"
 	}
-	const number = `a number is not a timestamp: write it as RFC 3339 text ("2023-04-01T17:01:00.5Z"), as its unit (seconds, milliseconds or microseconds) would be a guess`
-	if _, ok := v.(json.Number); ok {
-		return nil, misfit(v, t, number)
-	}
 	if s, ok := v.(string); ok {
 		if ts, ok := parseTimestamp(s); ok {
-			if ts.Truncate(unit) != ts {
+			if !ts.Truncate(unit).Equal(ts) {
 				return nil, misfit(v, t, "more fraction digits than the column's "+unitName+" keep")
 			}
 			return ts.UTC(), nil
-		}
-		if ok, _ := scanNumber(s); ok {
-			return nil, misfit(v, t, number)
 		}
 	}
 	return nil, misfit(v, t, "not an RFC 3339 timestamp")

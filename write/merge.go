@@ -79,17 +79,17 @@ func checkOrderingType(t *storage.Type) error {
 // (Java's compareTo) above every number, so that a NaN would beat every
 // later value for good. Infinities order as numbers do and are kept.
 func badOrdering(v any) string {
+	nan := false
 	switch x := v.(type) {
 	case nil:
 		return "null"
 	case float64:
-		if math.IsNaN(x) {
-			return "NaN, which would beat every later value; give a number"
-		}
+		nan = math.IsNaN(x)
 	case float32:
-		if math.IsNaN(float64(x)) {
-			return "NaN, which would beat every later value; give a number"
-		}
+		nan = math.IsNaN(float64(x))
+	}
+	if nan {
+		return "NaN, which would beat every later value; give a number"
 	}
 	return ""
 }

@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/hoodie-dev/hoodie/storage"
 )
@@ -297,5 +301,55 @@ func TestTimestampsFinerThanTheColumnRefused(t *testing.T) {
 	tt.write(OpUpsert, in)
 	if got := snapshot(t, tt.fsys, "")["a"][7]; got != at {
 		t.Fatalf("a's at is %v, want %v", got, at)
+	}
+}
+
+// TestWideningCheckReadsValuesWithoutStatistics checks that a file whose
+// footer has no bounds for the column (another writer's) has its values
+// read: the one a double would round is found, and exact ones pass.
+func TestWideningCheckReadsValuesWithoutStatistics(t *testing.T) {
+	type row struct {
+		N *int64 `parquet:"n,optional"`
+	}
+	dir := t.TempDir()
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, values ...int64) {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := parquet.NewGenericWriter[row](f, parquet.SkipPageBounds("n"))
+		rows := []row{{}}
+		for _, v := range values {
+			rows = append(rows, row{N: &v})
+		}
+		if _, err := w.Write(rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := errors.Join(w.Close(), f.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("lossy.parquet", 1, 1<<53+1, 2)
+	write("exact.parquet", 1, 1<<60, 2)
+	widening := []lossyWidening{{name: "n", from: storage.KindLong, to: storage.KindDouble}}
+	ctx := context.Background()
+	bf, err := storage.OpenBaseFile(ctx, fsys, "lossy.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats := bf.Parquet().Metadata().RowGroups[0].Columns[0].MetaData.Statistics; len(stats.MinValue)+len(stats.Min) > 0 {
+		t.Fatalf("the file has bounds %+v; the test needs a file without", stats)
+	}
+	bf.Close()
+	err = checkFileWidening(ctx, fsys, "lossy.parquet", widening)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "such as 9007199254740993 (in lossy.parquet)") {
+		t.Errorf("a value a double rounds, without statistics: %v", err)
+	}
+	if err := checkFileWidening(ctx, fsys, "exact.parquet", widening); err != nil {
+		t.Errorf("exact values without statistics: %v", err)
 	}
 }
