@@ -88,11 +88,12 @@ func (g *KeyGenerator) RecordKey(row []any) (string, error) {
 // InputKey returns the record key of an incoming row, as RecordKey does,
 // but refuses a row whose key Hudi's complex format cannot tell from
 // another row's: a null or empty part, a part that is the placeholder
-// __null__ or __empty__ (a null or empty part of a key Spark wrote), and a
-// part holding "," and a key column's name and ":" ("c1:x,c2:y,c2:z" would
-// be both {c1: "x,c2:y", c2: "z"} and {c1: "x", c2: "y,c2:z"}). Without
-// those, the parts are cut apart at the first ",c:" of each next column c,
-// and two rows have one key only when their key columns hold one value.
+// __null__ or __empty__ (a null or empty part of a key Spark wrote), and,
+// in a key of several columns, a part holding "," and a key column's name
+// and ":" ("c1:x,c2:y,c2:z" would be both {c1: "x,c2:y", c2: "z"} and
+// {c1: "x", c2: "y,c2:z"}). Without those, the parts are cut apart at the
+// first ",c:" of each next column c, and two rows have one key only when
+// their key columns hold one value.
 func (g *KeyGenerator) InputKey(row []any) (string, error) {
 	return g.recordKey(row, true)
 }
@@ -152,8 +153,8 @@ func (g *KeyGenerator) checkKeyPart(i int, v any, s string) error {
 	case s == nullKeyPart || s == emptyKeyPart:
 		return fmt.Errorf("record key column %q holds %q, which Hudi's complex keys write for a null or empty value", name, s)
 	}
-	if strings.IndexByte(s, ':') < 0 {
-		return nil
+	if len(g.keyNames) == 1 || strings.IndexByte(s, ':') < 0 {
+		return nil // one part is the rest of the key, whatever it holds
 	}
 	for _, other := range g.keyNames {
 		if strings.Contains(s, ","+other+":") {

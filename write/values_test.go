@@ -94,6 +94,20 @@ func TestInputKeyRefusesAmbiguousParts(t *testing.T) {
 			t.Errorf("InputKey(%q) = %q, %v; want %q", tc.row, key, err, tc.want)
 		}
 	}
+	// A named key of one column ("k1:value", see namedSingleKeys) is cut
+	// nowhere: its value may hold anything but a null, an empty string or a
+	// placeholder.
+	one, err := NewKeyGenerator(&storage.TableConfig{RecordKeyFields: []string{"k1"}}, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one.named = true
+	if key, err := one.InputKey([]any{"x,k1:y", nil}); err != nil || key != "k1:x,k1:y" {
+		t.Errorf("named single key of x,k1:y = %q, %v; want k1:x,k1:y", key, err)
+	}
+	if key, err := one.InputKey([]any{"__empty__", nil}); err == nil {
+		t.Errorf("named single key of __empty__ = %q, want an error", key)
+	}
 	// Stored rows, which Spark may have written, get Hudi's keys.
 	if key, err := g.RecordKey([]any{nil, ""}); err == nil {
 		t.Errorf("RecordKey of null and empty parts = %q, want an error", key)
