@@ -70,7 +70,7 @@ func checkFileWidening(ctx context.Context, fsys storage.FS, path string, column
 	pf := bf.Parquet()
 	for _, c := range columns {
 		leaf, ok := pf.Schema().Lookup(c.name)
-		if !ok || leaf.MaxRepetitionLevel > 0 {
+		if !ok {
 			continue // written before the column was added: nulls only
 		}
 		for r, rg := range pf.Metadata().RowGroups {
