@@ -833,7 +833,7 @@ func (b *bench) sql(t *hoodie.Table) error {
 // fares, and the detail of the report, and checks the result against the
 // base trips. Opening the engine is not timed.
 func (b *bench) query(workload string, run func(*sqlengine.Engine) (*sqlengine.Rows, string, error)) (err error) {
-	e, err := sqlengine.Open(b.ctx)
+	e, err := sqlengine.Open(b.ctx, sqlengine.ExternalAccess)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -68,7 +69,16 @@ func ParseVarsFlag(s string, dst map[string]string) error {
 // command line's (given) winning over the configuration's: a configuration
 // variable that given sets is not evaluated. Env, shell and sql variables
 // may use the variables before them.
-func resolveVars(ctx context.Context, cfgVars []Var, given map[string]string, engine *sqlengine.Engine, lookupEnv func(string) (string, bool)) (map[string]string, error) {
+//
+// Queries run on an engine of their own, locked down and without views:
+// they read no file, and the tables, which may name variables, come after.
+func resolveVars(ctx context.Context, cfgVars []Var, given map[string]string, lookupEnv func(string) (string, bool)) (_ map[string]string, err error) {
+	var engine *sqlengine.Engine
+	defer func() {
+		if engine != nil {
+			err = errors.Join(err, engine.Close())
+		}
+	}()
 	vars := map[string]string{}
 	for k, v := range given {
 		vars[k] = v
@@ -110,6 +120,11 @@ func resolveVars(ctx context.Context, cfgVars []Var, given map[string]string, en
 			query, err := substitute(v.SQL, vars)
 			if err != nil {
 				return nil, configErrorf(where, "sql: %v", err)
+			}
+			if engine == nil {
+				if engine, err = sqlengine.Open(ctx, sqlengine.LockedDown); err != nil {
+					return nil, err
+				}
 			}
 			val, err := sqlValue(ctx, engine, query)
 			if err != nil {
