@@ -344,3 +344,89 @@ func TestSQLRunsLockedDown(t *testing.T) {
 		})
 	}
 }
+
+// TestShellVariablesGetValuesAsEnvironment checks that values reach a shell
+// variable's command as environment variables, never as shell code: what
+// would run a command arrives verbatim and runs nothing.
+func TestShellVariablesGetValuesAsEnvironment(t *testing.T) {
+	file := writeParquet(t, people)
+	dir := t.TempDir()
+	touch := func(name string) string { return "touch " + filepath.Join(dir, name) }
+	given := map[string]string{
+		"SUBST":     "$(" + touch("subst") + ")",
+		"SEMICOLON": "; " + touch("semicolon"),
+		"BACKTICK":  "`" + touch("backtick") + "`",
+		"QUOTES":    `"'"; ` + touch("quotes") + `; echo "'`,
+	}
+	env := func(k string) (string, bool) {
+		if k == "DV_TEST_EVIL" {
+			return "$(" + touch("env") + ")", true
+		}
+		return "", false
+	}
+	cfg, err := Parse([]byte(`numKeyCols: 1
+numErrorsToReport: 1
+detailedErrors: false
+vars:
+  - name: FROM_ENV
+    env: DV_TEST_EVIL
+  - name: OUT_SUBST
+    shell: printf '%s' "$SUBST"
+  - name: OUT_SEMICOLON
+    shell: echo "${SEMICOLON}"
+  - name: OUT_BACKTICK
+    shell: echo "$BACKTICK"
+  - name: OUT_QUOTES
+    shell: echo "$QUOTES"
+  - name: OUT_ENV
+    shell: echo "$FROM_ENV"
+  - name: OUT_OUT
+    shell: echo "x${OUT_SUBST}y"
+  - name: WORDS
+    shell: echo $SEMICOLON | wc -w
+tables:
+  - parquetFile: ` + file + `
+    checks:
+      - type: rowCount
+        minNumRows: 1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), cfg, Options{Vars: given, LookupEnv: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, v := range r.Vars {
+		got[v.Name] = v.Value
+	}
+	want := map[string]string{
+		"OUT_SUBST":     given["SUBST"],
+		"OUT_SEMICOLON": given["SEMICOLON"],
+		"OUT_BACKTICK":  given["BACKTICK"],
+		"OUT_QUOTES":    given["QUOTES"],
+		"OUT_ENV":       "$(" + touch("env") + ")",
+		"OUT_OUT":       "x" + given["SUBST"] + "y",
+		// Unquoted, a value is split into words as sh splits any
+		// variable's value, and still not run.
+		"WORDS": "3",
+	}
+	for k, v := range want {
+		if strings.TrimSpace(got[k]) != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("a value ran as shell code: %s was created", e.Name())
+	}
+	// A variable the command uses must have a value, as elsewhere.
+	cfg.Vars[1].Shell = "echo $NOPE"
+	if _, err := Run(context.Background(), cfg, Options{Vars: given, LookupEnv: env}); err == nil || !strings.Contains(err.Error(), "no value for variable(s) NOPE") {
+		t.Errorf("shell with an undefined variable: %v", err)
+	}
+}

@@ -68,7 +68,8 @@ func ParseVarsFlag(s string, dst map[string]string) error {
 // resolveVars returns the values of the configuration's variables, the
 // command line's (given) winning over the configuration's: a configuration
 // variable that given sets is not evaluated. Env, shell and sql variables
-// may use the variables before them.
+// may use the variables before them: a shell command gets them as
+// environment variables (see shellValue), a query as text.
 //
 // Queries run on an engine of their own, locked down and without views:
 // they read no file, and the tables, which may name variables, come after.
@@ -107,13 +108,13 @@ func resolveVars(ctx context.Context, cfgVars []Var, given map[string]string, lo
 			}
 			vars[v.Name] = val
 		case v.Shell != "":
-			script, err := substitute(v.Shell, vars)
+			env, err := shellEnv(v.Shell, vars)
 			if err != nil {
 				return nil, configErrorf(where, "shell: %v", err)
 			}
-			val, err := shellValue(ctx, script)
+			val, err := shellValue(ctx, v.Shell, env)
 			if err != nil {
-				return nil, fmt.Errorf("%s: shell %q: %w", where, script, err)
+				return nil, fmt.Errorf("%s: shell %q: %w", where, v.Shell, err)
 			}
 			vars[v.Name] = val
 		case v.SQL != "":
@@ -136,10 +137,30 @@ func resolveVars(ctx context.Context, cfgVars []Var, given map[string]string, lo
 	return vars, nil
 }
 
-// shellValue runs script with sh -c and returns the first line of its
-// output.
-func shellValue(ctx context.Context, script string) (string, error) {
+// shellEnv returns the environment variables, NAME=value, of the
+// variables that script uses: every one must have a value, as in
+// substitute.
+func shellEnv(script string, vars map[string]string) ([]string, error) {
+	if _, err := substitute(script, vars); err != nil {
+		return nil, err
+	}
+	var env []string
+	for _, m := range varPattern.FindAllStringSubmatch(script, -1) {
+		name := m[1] + m[2]
+		env = append(env, name+"="+vars[name])
+	}
+	return env, nil
+}
+
+// shellValue runs script with sh -c, in the environment of the process
+// and env (which wins), and returns the first line of its output.
+// Variables reach the script through env, never spliced into its text, so
+// that no value is ever read as shell code: sh expands $NAME and ${NAME}
+// where it expands variables (not inside single quotes), and a value is
+// always taken as it is.
+func shellValue(ctx context.Context, script string, env []string) (string, error) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", script)
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
