@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -70,6 +71,9 @@ type Engine struct {
 	// up failed, which leaves the engine unusable.
 	locked  bool
 	lockErr error
+	// tempDir is the folder of a locked-down engine's temporary files,
+	// removed on Close.
+	tempDir string
 }
 
 // Open starts an in-memory DuckDB database whose queries reach what access
@@ -102,6 +106,11 @@ func Open(ctx context.Context, access Access) (*Engine, error) {
 func (e *Engine) Close() error {
 	if err := errors.Join(e.conn.Close(), e.connector.Close()); err != nil {
 		return fmt.Errorf("sqlengine: close DuckDB: %w", err)
+	}
+	if e.tempDir != "" {
+		if err := os.RemoveAll(e.tempDir); err != nil {
+			return fmt.Errorf("sqlengine: remove DuckDB's temporary files: %w", err)
+		}
 	}
 	return nil
 }

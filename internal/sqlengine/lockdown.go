@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -34,7 +36,8 @@ const (
 	//
 	// Views over files come before the first query, as the allowed paths
 	// are fixed then. The Parquet, JSON and ICU extensions are built in
-	// and need no loading.
+	// and need no loading. DuckDB spills to a temporary folder of the
+	// engine's own, which Close removes.
 	LockedDown Access = iota
 	// ExternalAccess is DuckDB as it comes: SQL reads and writes any file
 	// the process may, attaches databases, installs extensions from the
@@ -96,14 +99,29 @@ func (e *Engine) lockDown(ctx context.Context) error {
 	// applied whatever becomes of ctx meanwhile.
 	ctx = context.WithoutCancel(ctx)
 	e.locked = true
-	settings := lockedDownSettings
+	// DuckDB spills to its temporary folder, by default .tmp in the
+	// working folder (maybe the table's), and removes it on close. With
+	// external access off the folder must be allowed: in a test, closing
+	// the database after a spill to .tmp aborted the process. The engine's
+	// own folder holds nothing else.
+	tmp, err := os.MkdirTemp("", "hoodie-duckdb-")
+	if err != nil {
+		e.lockErr = fmt.Errorf("sqlengine: lock DuckDB down: %w", err)
+		return e.lockErr
+	}
+	e.tempDir = tmp
+	settings := []string{
+		"SET temp_directory = " + QuoteString(tmp),
+		"SET allowed_directories = [" + QuoteString(tmp+string(filepath.Separator)) + "]",
+	}
 	if len(e.readable) > 0 {
 		paths := slices.Sorted(maps.Keys(e.readable))
 		for i, p := range paths {
 			paths[i] = QuoteString(p)
 		}
-		settings = append([]string{"SET allowed_paths = [" + strings.Join(paths, ", ") + "]"}, settings...)
+		settings = append(settings, "SET allowed_paths = ["+strings.Join(paths, ", ")+"]")
 	}
+	settings = append(settings, lockedDownSettings...)
 	for _, s := range settings {
 		if _, err := e.conn.ExecContext(ctx, s, nil); err != nil {
 			e.lockErr = fmt.Errorf("sqlengine: lock DuckDB down: %s: %w", s, err)

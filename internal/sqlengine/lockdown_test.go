@@ -256,3 +256,32 @@ func TestEveryTableFunctionIsClassified(t *testing.T) {
 		}
 	}
 }
+
+// TestLockedDownTemporaryFolder checks that a locked-down engine spills to
+// a temporary folder of its own, allowed to DuckDB, which it removes on
+// Close, rather than to DuckDB's default .tmp in the working folder.
+func TestLockedDownTemporaryFolder(t *testing.T) {
+	ctx := context.Background()
+	t.Chdir(t.TempDir())
+	e, err := Open(ctx, LockedDown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rows := queryAll(t, e, "SELECT count(*), current_setting('temp_directory') FROM (SELECT md5(range::varchar) AS s FROM range(100000) ORDER BY s)")
+	tmp := e.tempDir
+	if len(rows) != 1 || rows[0][0] != int64(100000) || tmp == "" || rows[0][1] != tmp {
+		t.Errorf("rows and temporary folder: %v, want 100000 and %s", rows, tmp)
+	}
+	if info, err := os.Stat(tmp); err != nil || !info.IsDir() {
+		t.Fatalf("temporary folder %s: %v", tmp, err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("temporary folder %s left behind: %v", tmp, err)
+	}
+	if entries, _ := os.ReadDir("."); len(entries) > 0 {
+		t.Errorf("DuckDB wrote into the working folder: %v", entries)
+	}
+}
