@@ -78,6 +78,9 @@ func TestLockedDownRefusesWhatReachesBeyondTheViews(t *testing.T) {
 	lt := newLockedTable(t)
 	before := lt.files(t)
 	home, _ := os.UserHomeDir()
+	if err := run(lt.engine, "SELECT 1"); err != nil { // locks the engine down
+		t.Fatal(err)
+	}
 	q := QuoteString
 	attacks := []struct{ name, sql string }{
 		{"read_text of a system file", "SELECT * FROM read_text('/etc/passwd')"},
@@ -97,6 +100,9 @@ func TestLockedDownRefusesWhatReachesBeyondTheViews(t *testing.T) {
 		{"LOAD", "LOAD httpfs"},
 		{"LOAD a file", "LOAD " + q(filepath.Join(home, "evil.duckdb_extension"))},
 		{"an extension autoloaded", "SELECT * FROM read_parquet('https://example.com/x.parquet')"},
+		{"a file through the temporary folder", "SELECT * FROM read_text(" + q(lt.engine.tempDir+"/../../../../../../etc/passwd") + ")"},
+		{"a file in the temporary folder", "COPY (SELECT 1) TO " + q(lt.engine.tempDir+"/x.csv")},
+		{"a file through a file of the view", "SELECT * FROM read_text(" + q(lt.file+"/../../secret.txt") + ")"},
 		{"SET external access", "SET enable_external_access = true"},
 		{"RESET the lock", "RESET lock_configuration"},
 		{"SET allowed paths", "SET allowed_directories = ['/']"},
