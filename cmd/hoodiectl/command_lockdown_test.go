@@ -45,7 +45,11 @@ func TestQueryRunsLockedDown(t *testing.T) {
 		"set enable_external_access = true",
 		"reset lock_configuration",
 	} {
-		hoodiectl(t, "", "query", dir, sql).mustFail(t, exitError, "query "+dir, "DuckDB runs locked down", "--unsafe-external-access")
+		r := hoodiectl(t, "", "query", dir, sql)
+		r.mustFail(t, exitError, "hoodiectl: query "+dir+": DuckDB runs locked down: ", "--unsafe-external-access")
+		if strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%s: the error is not one line:\n%s", sql, r.stderr)
+		}
 	}
 	after, _ := os.ReadFile(props)
 	if string(after) != string(before) {

@@ -81,7 +81,7 @@ or SQL that DuckDB refuses (its message is quoted).`,
 			}
 			if err := runQuery(cmd.Context(), io.out, args[0], args[1], instant, format, access); err != nil {
 				if errors.Is(err, sqlengine.ErrLockedDown) {
-					return fmt.Errorf("query %s: %w (--unsafe-external-access lifts this)", args[0], err)
+					return fmt.Errorf("query %s: %w (--unsafe-external-access lifts the lockdown)", args[0], err)
 				}
 				return fmt.Errorf("query %s: %w", args[0], err)
 			}

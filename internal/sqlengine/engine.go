@@ -291,7 +291,10 @@ func queryError(ctx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("sqlengine: query interrupted: %w", ctxErr)
 	}
-	return lockedDownError(fmt.Errorf("DuckDB: %w", err))
+	if err := lockedDownError(err); err != nil {
+		return err
+	}
+	return fmt.Errorf("DuckDB: %w", err)
 }
 
 // Column describes a column of a query result.

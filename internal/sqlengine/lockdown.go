@@ -47,7 +47,7 @@ const (
 
 // ErrLockedDown is wrapped by the errors of SQL that a LockedDown engine
 // refuses to run or stops.
-var ErrLockedDown = errors.New("DuckDB runs locked down: the SQL may read the table's files only, run queries (SELECT) only, write no file, load no extension and change no setting")
+var ErrLockedDown = errors.New("DuckDB runs locked down")
 
 // deniedFunctions are the functions of the linked DuckDB that a query of a
 // LockedDown engine may not call: those that change DuckDB's state
@@ -184,12 +184,12 @@ func (e *Engine) checkQuery(ctx context.Context, query string, single bool) erro
 	case parsed.Error && parsed.ErrorType == "parser":
 		return fmt.Errorf("DuckDB: Parser Error: %s", parsed.ErrorMessage)
 	case parsed.Error:
-		return fmt.Errorf("sqlengine: the SQL holds a statement that is not a query (SELECT): %w", ErrLockedDown)
+		return errNotAQuery
 	case single && len(parsed.Statements) != 1:
 		return fmt.Errorf("sqlengine: want one query, the SQL holds %d statements", len(parsed.Statements))
 	}
 	if name := deniedFunction(parsed.Statements); name != "" {
-		return fmt.Errorf("sqlengine: the SQL calls %s, which changes DuckDB's state or runs SQL from text: %w", name, ErrLockedDown)
+		return fmt.Errorf("%w: it runs no function that changes DuckDB's state or runs SQL from text, and the SQL calls %s", ErrLockedDown, name)
 	}
 	return nil
 }
@@ -228,17 +228,22 @@ func (e *Engine) checkStatement(stmt *duckdb.Stmt) error {
 		return fmt.Errorf("sqlengine: statement type: %w", err)
 	}
 	if t != duckdb.STATEMENT_TYPE_SELECT {
-		return fmt.Errorf("sqlengine: the SQL holds a statement that is not a query (SELECT): %w", ErrLockedDown)
+		return errNotAQuery
 	}
 	return nil
 }
 
-// lockedDownError marks a DuckDB permission error, which a LockedDown
-// engine's DuckDB raises for a file beyond the views.
+// errNotAQuery is the error of SQL that a LockedDown engine does not run.
+var errNotAQuery = fmt.Errorf("%w: it runs queries (SELECT) only, and the SQL holds another statement (COPY, ATTACH, INSTALL, LOAD, SET, CREATE, ...)", ErrLockedDown)
+
+// lockedDownError returns the error of a DuckDB permission error, which a
+// LockedDown engine's DuckDB raises for a file beyond the views, on one
+// line (the file is named), or nil for another error.
 func lockedDownError(err error) error {
 	var de *duckdb.Error
-	if errors.As(err, &de) && de.Type == duckdb.ErrorTypePermission {
-		return fmt.Errorf("%w (%w)", err, ErrLockedDown)
+	if !errors.As(err, &de) || de.Type != duckdb.ErrorTypePermission {
+		return nil
 	}
-	return err
+	msg, _, _ := strings.Cut(de.Msg, "\n")
+	return fmt.Errorf("%w: it reads the table's files only: DuckDB: %s", ErrLockedDown, msg)
 }
