@@ -262,7 +262,7 @@ func (e *Engine) texts(ctx context.Context, query string, args ...any) ([]string
 // DuckDB. Close the Rows when done.
 //
 // A locked-down engine locks down before its first query and runs only
-// queries (see LockedDown): other SQL is a *RefusedError.
+// queries (see LockedDown): other SQL is an error wrapping ErrLockedDown.
 func (e *Engine) Query(ctx context.Context, query string) (*Rows, error) {
 	if err := e.checkQuery(ctx, query, false); err != nil {
 		return nil, err
