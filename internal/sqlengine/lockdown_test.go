@@ -87,6 +87,8 @@ func TestLockedDownRefusesWhatReachesBeyondTheViews(t *testing.T) {
 		{"read_text of a file beside the table", "SELECT * FROM read_text(" + q(lt.secret) + ")"},
 		{"read_csv", "SELECT * FROM read_csv(" + q(lt.secret) + ")"},
 		{"read_blob", "SELECT * FROM read_blob(" + q(lt.props) + ")"},
+		{"read_parquet of a file beside the table", "SELECT * FROM read_parquet(" + q(lt.secret) + ")"},
+		{"read_json", "SELECT * FROM read_json(" + q(lt.secret) + ")"},
 		{"read_parquet of a glob", "SELECT * FROM read_parquet(" + q(filepath.Join(lt.dir, "*.parquet")) + ")"},
 		{"glob", "SELECT * FROM glob(" + q(filepath.Join(lt.dir, "*")) + ")"},
 		{"COPY TO the table's properties", "COPY (SELECT 'broken' AS x) TO " + q(lt.props) + " (FORMAT csv)"},
