@@ -103,7 +103,9 @@ func (h *Hook) PreCommit(ctx context.Context, c *write.PendingCommit) error {
 	if !ok {
 		return errors.New("pre-commit validators need a table on a local folder")
 	}
-	engine, err := sqlengine.Open(ctx)
+	// The queries come from the write's settings, which a properties file
+	// may hold: they read the files of the two views and nothing else.
+	engine, err := sqlengine.Open(ctx, sqlengine.LockedDown)
 	if err != nil {
 		return err
 	}
@@ -118,7 +120,7 @@ func (h *Hook) PreCommit(ctx context.Context, c *write.PendingCommit) error {
 	for _, chk := range h.checks {
 		after, err := queryRows(ctx, engine, chk.query, afterView)
 		if err != nil {
-			return fmt.Errorf("validator %s: %w", shortName(chk.validator), err)
+			return validatorError(chk, err)
 		}
 		switch chk.validator {
 		case SingleResultValidator:
@@ -132,7 +134,7 @@ func (h *Hook) PreCommit(ctx context.Context, c *write.PendingCommit) error {
 		default:
 			before, err := queryRows(ctx, engine, chk.query, beforeView)
 			if err != nil {
-				return fmt.Errorf("validator %s: %w", shortName(chk.validator), err)
+				return validatorError(chk, err)
 			}
 			equal := sameRows(before, after)
 			if equal != (chk.validator == EqualityValidator) {
@@ -149,6 +151,17 @@ func (h *Hook) PreCommit(ctx context.Context, c *write.PendingCommit) error {
 		return &write.RefusedError{Err: fmt.Errorf("pre-commit validation failed: %s", strings.Join(failures, "; "))}
 	}
 	return nil
+}
+
+// validatorError wraps the error of a validator's query. A query that the
+// locked-down engine refuses, or stops reaching beyond the table, refuses
+// the write.
+func validatorError(chk check, err error) error {
+	err = fmt.Errorf("validator %s: query %q: %w", shortName(chk.validator), chk.query, err)
+	if errors.Is(err, sqlengine.ErrLockedDown) {
+		return &write.RefusedError{Err: err}
+	}
+	return err
 }
 
 // touchedSlices returns the slices in partitions.

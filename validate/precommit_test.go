@@ -3,10 +3,13 @@ package validate
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hoodie-dev/hoodie"
+	"github.com/hoodie-dev/hoodie/internal/sqlengine"
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
@@ -17,21 +20,50 @@ func tripsInput(ts []trips.Trip) *write.Input {
 	return &write.Input{Name: "trips", Schema: tripbench.Schema(), Rows: tripbench.Rows(ts)}
 }
 
-func TestValidatorsDecideTheCommit(t *testing.T) {
+// newTripsTable creates a trips table at root holding n trips of a
+// generator of seed, and returns it, the generator and the trips.
+func newTripsTable(t *testing.T, root string, seed int64, n int) (*hoodie.Table, *trips.Generator, []trips.Trip) {
+	t.Helper()
 	ctx := context.Background()
 	cfg, err := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, storage.MergeEventTime)
 	if err != nil {
 		t.Fatal(err)
 	}
-	table, err := hoodie.Create(ctx, t.TempDir(), cfg)
+	table, err := hoodie.Create(ctx, root, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen := trips.NewGenerator(3)
-	initial := gen.Inserts(200)
+	gen := trips.NewGenerator(seed)
+	initial := gen.Inserts(n)
 	if _, err := table.Write(ctx, write.OpInsert, tripsInput(initial), write.DefaultSettings()); err != nil {
 		t.Fatal(err)
 	}
+	return table, gen, initial
+}
+
+// validatedUpsert upserts batch into table with the validators that the
+// settings props name.
+func validatedUpsert(t *testing.T, table *hoodie.Table, props map[string]string, batch []trips.Trip) error {
+	t.Helper()
+	p := storage.NewProperties()
+	for k, v := range props {
+		p.Set(k, v)
+	}
+	settings, err := write.ParseSettings(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook, err := FromSettings(settings.Props)
+	if err != nil || hook == nil {
+		t.Fatalf("hook %v, %v", hook, err)
+	}
+	_, err = table.Writer(write.Options{Settings: settings, Hook: hook}).Write(context.Background(), write.OpUpsert, tripsInput(batch))
+	return err
+}
+
+func TestValidatorsDecideTheCommit(t *testing.T) {
+	ctx := context.Background()
+	table, gen, initial := newTripsTable(t, t.TempDir(), 3, 200)
 	tests := []struct {
 		name      string
 		props     map[string]string
@@ -52,20 +84,8 @@ func TestValidatorsDecideTheCommit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			props := storage.NewProperties()
-			for k, v := range tt.props {
-				props.Set(k, v)
-			}
-			settings, err := write.ParseSettings(props)
-			if err != nil {
-				t.Fatal(err)
-			}
-			hook, err := FromSettings(settings.Props)
-			if err != nil || hook == nil {
-				t.Fatalf("hook %v, %v", hook, err)
-			}
 			before, _ := table.Timeline(ctx)
-			_, err = table.Writer(write.Options{Settings: settings, Hook: hook}).Write(ctx, write.OpUpsert, tripsInput(tt.batch))
+			err := validatedUpsert(t, table, tt.props, tt.batch)
 			after, _ := table.Timeline(ctx)
 			if tt.wantError == "" {
 				if err != nil {
@@ -146,5 +166,88 @@ func TestValidatorsSeeTheMetaColumnsOfATableWithoutMetaFields(t *testing.T) {
 	}
 	if _, err := table.Writer(write.Options{Settings: settings, Hook: hook}).Write(ctx, write.OpInsert, tripsInput(batch)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// tableFiles returns the contents of every file under root, by path, but
+// those of the record index, a cache that Pebble rewrites as it opens, and
+// the lock file, which names its last holder.
+func tableFiles(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == ".index":
+			return filepath.SkipDir
+		case d.IsDir() || d.Name() == ".lock":
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		out[path] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestValidatorsRunLockedDown checks that a validator query from the
+// write's settings reads the table's files only and writes nothing: the
+// write is refused, nothing is committed and every file of the table is as
+// it was.
+func TestValidatorsRunLockedDown(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "trips")
+	table, gen, initial := newTripsTable(t, root, 7, 50)
+	secret := filepath.Join(filepath.Dir(root), "secret.txt")
+	if err := os.WriteFile(secret, []byte("s3cr3t"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var baseFile string
+	for path := range tableFiles(t, root) {
+		if strings.HasSuffix(path, ".parquet") {
+			baseFile = path
+		}
+	}
+	q := sqlengine.QuoteString
+	props := filepath.Join(root, ".hoodie", "hoodie.properties")
+	attacks := []struct{ name, key, query string }{
+		{"COPY TO hoodie.properties", KeySingleValueQueries, "copy (select 'broken' as x) to " + q(props) + " (format csv)#1"},
+		{"COPY TO a base file", KeySingleValueQueries, "copy <TABLE_NAME> to " + q(baseFile) + " (format parquet, use_tmp_file false)#1"},
+		{"COPY TO a new file", KeyEqualityQueries, "copy <TABLE_NAME> to " + q(filepath.Join(root, "dump.csv"))},
+		{"read a system file", KeySingleValueQueries, "select count(*) from read_text('/etc/passwd')#1"},
+		{"read a file beside the table", KeyInequalityQueries, "select content from read_text(" + q(secret) + ")"},
+		{"ATTACH", KeyInequalityQueries, "attach " + q(filepath.Join(root, "x.duckdb")) + " as d"},
+		{"INSTALL", KeyInequalityQueries, "install httpfs"},
+		{"SET", KeyEqualityQueries, "set enable_external_access = true"},
+		{"logging", KeySingleValueQueries, "select * from enable_logging(storage => 'file', storage_path => " + q(root) + ")#1"},
+	}
+	validator := map[string]string{KeySingleValueQueries: SingleResultValidator, KeyEqualityQueries: EqualityValidator, KeyInequalityQueries: InequalityValidator}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			before := tableFiles(t, root)
+			tl, _ := table.Timeline(ctx)
+			err := validatedUpsert(t, table, map[string]string{KeyValidators: validator[a.key], a.key: a.query}, gen.Updates(initial, 3))
+			if !errors.Is(err, write.ErrRefused) || !errors.Is(err, sqlengine.ErrLockedDown) {
+				t.Fatalf("got %v, want the write refused, the query locked down", err)
+			}
+			if after, _ := table.Timeline(ctx); after.Len() != tl.Len() {
+				t.Errorf("a refused write left instants: %v", after.Instants())
+			}
+			after := tableFiles(t, root)
+			for path, b := range before {
+				if after[path] != b {
+					t.Errorf("%s changed", path)
+				}
+			}
+			for path := range after {
+				if _, ok := before[path]; !ok {
+					t.Errorf("%s was written", path)
+				}
+			}
+		})
 	}
 }

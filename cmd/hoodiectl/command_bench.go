@@ -804,7 +804,7 @@ func (b *bench) sql(t *hoodie.Table) error {
 	if err != nil {
 		return err
 	}
-	if err := b.query(wlSQL, func(e *sqlengine.Engine) (*sqlengine.Rows, string, error) {
+	if err := b.query(wlSQL, sqlengine.LockedDown, func(e *sqlengine.Engine) (*sqlengine.Rows, string, error) {
 		view, err := t.View(b.ctx, "")
 		if err != nil {
 			return nil, "", err
@@ -822,18 +822,18 @@ func (b *bench) sql(t *hoodie.Table) error {
 	for _, folder := range b.folders {
 		globs = append(globs, quoteLiteral(filepath.Join(t.Path(), filepath.FromSlash(folder), "*.parquet")))
 	}
-	return b.query(wlDuckDB, func(e *sqlengine.Engine) (*sqlengine.Rows, string, error) {
+	return b.query(wlDuckDB, sqlengine.ExternalAccess, func(e *sqlengine.Engine) (*sqlengine.Rows, string, error) {
 		rows, err := e.Query(b.ctx, query+"read_parquet(["+strings.Join(globs, ", ")+"])")
 		return rows, fmt.Sprintf("read_parquet of %d folders' *.parquet", len(globs)), err
 	})
 }
 
-// query opens a query engine and times run on it as workload, which
-// returns the result of a query of the count of records and the sum of their
-// fares, and the detail of the report, and checks the result against the
-// base trips. Opening the engine is not timed.
-func (b *bench) query(workload string, run func(*sqlengine.Engine) (*sqlengine.Rows, string, error)) (err error) {
-	e, err := sqlengine.Open(b.ctx)
+// query opens a query engine of the given access and times run on it as
+// workload, which returns the result of a query of the count of records and
+// the sum of their fares, and the detail of the report, and checks the
+// result against the base trips. Opening the engine is not timed.
+func (b *bench) query(workload string, access sqlengine.Access, run func(*sqlengine.Engine) (*sqlengine.Rows, string, error)) (err error) {
+	e, err := sqlengine.Open(b.ctx, access)
 	if err != nil {
 		return err
 	}

@@ -20,8 +20,9 @@ import (
 
 func newQueryCommand(io streams) *cobra.Command {
 	var asOf, format string
+	var unsafeExternalAccess bool
 	cmd := &cobra.Command{
-		Use:   "query TABLE SQL [--as-of INSTANT] [--format table|jsonl|csv]",
+		Use:   "query TABLE SQL [--as-of INSTANT] [--format table|jsonl|csv] [--unsafe-external-access]",
 		Short: "Run SQL (DuckDB's dialect) over the table's snapshot",
 		Long: `query runs SQL, in DuckDB's dialect, over the latest snapshot of the table, or
 with --as-of over the snapshot after the last commit at or before INSTANT (an
@@ -31,6 +32,14 @@ the five Hudi meta columns first and the columns and values that read gives
 (in a table without meta fields, the commit time, partition path and file name
 computed from each record's file). The SQL may hold several statements; the
 last one's result is printed.
+
+DuckDB runs locked down: the SQL reads the snapshot's base files and no other
+file, runs queries (SELECT) only, so writes no file (no COPY, EXPORT or
+ATTACH), installs and loads no extension and changes no setting (no SET).
+What it refuses exits 3 with a message saying so. --unsafe-external-access
+lifts all of that: the SQL may then read and write any file you may, attach
+databases, install extensions from the network and load them, as DuckDB
+does by default. Use it only with SQL you trust.
 
 An INSTANT is yyyyMMddHHmmssSSS, yyyyMMddHHmmss, "yyyy-MM-dd HH:mm:ss[.SSS]"
 or yyyy-MM-dd: a wall-clock time in the zone of the table's instant times
@@ -66,7 +75,14 @@ or SQL that DuckDB refuses (its message is quoted).`,
 			if err != nil {
 				return fmt.Errorf("query %s: %w", args[0], err)
 			}
-			if err := runQuery(cmd.Context(), io.out, args[0], args[1], instant, format); err != nil {
+			access := sqlengine.LockedDown
+			if unsafeExternalAccess {
+				access = sqlengine.ExternalAccess
+			}
+			if err := runQuery(cmd.Context(), io.out, args[0], args[1], instant, format, access); err != nil {
+				if errors.Is(err, sqlengine.ErrLockedDown) {
+					return fmt.Errorf("query %s: %w (--unsafe-external-access lifts the lockdown)", args[0], err)
+				}
 				return fmt.Errorf("query %s: %w", args[0], err)
 			}
 			return nil
@@ -75,6 +91,7 @@ or SQL that DuckDB refuses (its message is quoted).`,
 	f := cmd.Flags()
 	f.StringVar(&asOf, "as-of", "", "query the snapshot as of this instant (time travel)")
 	f.StringVar(&format, "format", "", "output format: table (default on a terminal), jsonl (default when piped) or csv")
+	f.BoolVar(&unsafeExternalAccess, "unsafe-external-access", false, "let the SQL read and write any file, attach databases, install and load extensions and change settings")
 	return cmd
 }
 
@@ -100,9 +117,9 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
-// runQuery runs query over the snapshot of the table at path as of instant
-// and prints the result in format.
-func runQuery(ctx context.Context, w io.Writer, path, query, instant, format string) error {
+// runQuery runs query over the snapshot of the table at path as of instant,
+// on an engine of the given access, and prints the result in format.
+func runQuery(ctx context.Context, w io.Writer, path, query, instant, format string, access sqlengine.Access) error {
 	fsys, cfg, err := openTable(ctx, path)
 	if err != nil {
 		return err
@@ -111,7 +128,7 @@ func runQuery(ctx context.Context, w io.Writer, path, query, instant, format str
 	if !ok {
 		return errors.New("DuckDB reads local tables only")
 	}
-	engine, err := sqlengine.Open(ctx)
+	engine, err := sqlengine.Open(ctx, access)
 	if err != nil {
 		return err
 	}

@@ -206,7 +206,7 @@ func BenchmarkQueryCountSum(b *testing.B) {
 	b.Run("duckdb-direct", func(b *testing.B) {
 		glob := filepath.Join(dir, "**", "*.parquet")
 		for b.Loop() {
-			e, err := sqlengine.Open(ctx)
+			e, err := sqlengine.Open(ctx, sqlengine.ExternalAccess)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -29,6 +29,12 @@ stringRegexCheck, columnSumCheck, colstats. Variables ($NAME or ${NAME}) come
 from the config's vars (value, env, shell, sql) and from --vars, which wins.
 docs/validation.md describes the config.
 
+The config's SQL runs on DuckDB locked down, as query's does: it reads the
+files of the config's tables only (a sql variable reads none) and runs
+queries (SELECT) only. A shell variable's command gets the variables it uses
+as environment variables, so that no value is ever run as shell code: write
+"$NAME" where the value goes.
+
 Standard output gets one line, DATA_VALIDATOR_STATUS=PASS or
 DATA_VALIDATOR_STATUS=FAIL; the results of each check, with up to
 numErrorsToReport example rows of failed checks when detailedErrors, go to

@@ -273,3 +273,48 @@ func TestValidateReports(t *testing.T) {
 		t.Errorf("appended output:\n%s", got)
 	}
 }
+
+// TestValidateKeepsValuesAndSQLInTheirLane checks that --vars and env
+// values reach shell variables verbatim without running, and that the
+// config's SQL reads the table's files only.
+func TestValidateKeepsValuesAndSQLInTheirLane(t *testing.T) {
+	dir, _ := newValidateTable(t)
+	pwned := t.TempDir()
+	x := "$(touch " + filepath.Join(pwned, "x") + ")"
+	e := "`touch " + filepath.Join(pwned, "e") + "`; touch " + filepath.Join(pwned, "e2")
+	t.Setenv("DV_TEST_VALUE", e)
+	cfg := writeConfig(t, "$TABLE", item("type: rowCount\nminNumRows: 1"))
+	config, _ := os.ReadFile(cfg)
+	config = append([]byte("vars:\n  - name: E\n    env: DV_TEST_VALUE\n  - name: OUT\n    shell: echo \"$X|$E\"\n"), config...)
+	if err := os.WriteFile(cfg, config, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(t.TempDir(), "report.json")
+	hoodiectl(t, "", "validate", "--config", cfg, "--vars", "TABLE="+dir+",X="+x, "--jsonReport", report).mustSucceed(t)
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Vars []struct{ Name, Value string } `json:"vars"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	for _, v := range got.Vars {
+		if v.Name == "OUT" {
+			out = v.Value
+		}
+	}
+	if out != x+"|"+e {
+		t.Errorf("OUT = %q, want %q", out, x+"|"+e)
+	}
+	if entries, _ := os.ReadDir(pwned); len(entries) > 0 {
+		t.Errorf("a value ran as shell code: %d files created", len(entries))
+	}
+
+	// A condition that reads a file beside the table is a config error.
+	cfg = writeConfig(t, dir, item("type: rowCount\nminNumRows: 1")+"    condition: uuid IN (SELECT content FROM read_text('/etc/passwd'))\n")
+	hoodiectl(t, "", "validate", "--config", cfg).mustFail(t, exitError, "DuckDB runs locked down")
+}

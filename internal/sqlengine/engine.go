@@ -5,7 +5,7 @@
 //
 // A typical use registers a snapshot's latest base files and queries them:
 //
-//	e, err := sqlengine.Open(ctx)
+//	e, err := sqlengine.Open(ctx, sqlengine.LockedDown)
 //	defer e.Close()
 //	err = e.CreateView(ctx, "trips", sqlengine.TableFiles(root, cfg, schema, slices), schema)
 //	rows, err := e.Query(ctx, sqlengine.ExpandTableName("select count(*) from <TABLE_NAME>", "trips"))
@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -62,10 +63,24 @@ var escapeGlob = strings.NewReplacer("[", "[[]", "*", "[*]", "?", "[?]").Replace
 type Engine struct {
 	connector *duckdb.Connector
 	conn      *duckdb.Conn
+	access    Access
+	// readable holds the paths a locked-down engine lets its queries read:
+	// its views' files (see lockDown).
+	readable map[string]bool
+	// locked is whether the lockdown is in force; lockErr is why setting it
+	// up failed, which leaves the engine unusable.
+	locked  bool
+	lockErr error
+	// tempDir is the folder of a locked-down engine's temporary files,
+	// removed on Close.
+	tempDir string
 }
 
-// Open starts an in-memory DuckDB database.
-func Open(ctx context.Context) (*Engine, error) {
+// Open starts an in-memory DuckDB database whose queries reach what access
+// says: LockedDown for SQL that the user of the engine does not control
+// entirely, ExternalAccess only on the explicit request of the person who
+// runs the SQL.
+func Open(ctx context.Context, access Access) (*Engine, error) {
 	connector, err := duckdb.NewConnector("", nil)
 	if err != nil {
 		return nil, fmt.Errorf("sqlengine: start DuckDB: %w", err)
@@ -84,13 +99,18 @@ func Open(ctx context.Context) (*Engine, error) {
 	if _, err := conn.ExecContext(ctx, "SET parquet_metadata_cache = true", nil); err != nil {
 		return nil, errors.Join(fmt.Errorf("sqlengine: set up DuckDB: %w", err), conn.Close(), connector.Close())
 	}
-	return &Engine{connector: connector, conn: conn}, nil
+	return &Engine{connector: connector, conn: conn, access: access, readable: map[string]bool{}}, nil
 }
 
 // Close closes the connection and the database.
 func (e *Engine) Close() error {
 	if err := errors.Join(e.conn.Close(), e.connector.Close()); err != nil {
 		return fmt.Errorf("sqlengine: close DuckDB: %w", err)
+	}
+	if e.tempDir != "" {
+		if err := os.RemoveAll(e.tempDir); err != nil {
+			return fmt.Errorf("sqlengine: remove DuckDB's temporary files: %w", err)
+		}
 	}
 	return nil
 }
@@ -113,7 +133,13 @@ func (e *Engine) Close() error {
 // with the types DuckDB gives them in a base file, and no rows; a nil schema
 // (a table never written, created without one) leaves the meta columns
 // alone.
+//
+// A locked-down engine lets its queries read the view's files; views over
+// files are created before its first query (see LockedDown).
 func (e *Engine) CreateView(ctx context.Context, name string, files []File, schema *storage.Schema) error {
+	if err := e.allowRead(name, filePaths(files)); err != nil {
+		return err
+	}
 	computed := false
 	for _, f := range files {
 		computed = computed || f.computed()
@@ -155,10 +181,92 @@ func (e *Engine) CreateView(ctx context.Context, name string, files []File, sche
 	return nil
 }
 
+// CreateGlobView makes name a view over the Parquet files that pattern, a
+// path or a DuckDB glob pattern ("/exports/*.parquet"), matches when the
+// view is created, as read_parquet(pattern, union_by_name = true) reads
+// them: columns matched by name, and folders named col=value read as
+// columns. A pattern that matches no file is an error.
+//
+// A locked-down engine lets its queries read those files; views over files
+// are created before its first query (see LockedDown).
+func (e *Engine) CreateGlobView(ctx context.Context, name, pattern string) error {
+	if e.locked {
+		return fmt.Errorf("sqlengine: view %s over %s: the engine is locked down already: create views over files before the first query", name, pattern)
+	}
+	files, err := e.texts(ctx, "SELECT file FROM glob("+QuoteString(pattern)+")")
+	if err != nil {
+		return fmt.Errorf("sqlengine: view %s: list %s: %w", name, pattern, err)
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("sqlengine: view %s: no file matches %s", name, pattern)
+	}
+	if err := e.allowRead(name, files); err != nil {
+		return err
+	}
+	quoted := make([]string, len(files))
+	for i, f := range files {
+		quoted[i] = QuoteString(escapeGlob(f))
+	}
+	ddl := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet([%s], union_by_name = true)", QuoteIdent(name), strings.Join(quoted, ", "))
+	if _, err := e.conn.ExecContext(ctx, ddl, nil); err != nil {
+		return fmt.Errorf("sqlengine: create view %s: %w", name, queryError(ctx, err))
+	}
+	return nil
+}
+
+// CreateQueryView makes name a view over query, a single SELECT, replacing
+// any view of that name. A locked-down engine checks query as Query does
+// (see LockedDown), and locks down first.
+func (e *Engine) CreateQueryView(ctx context.Context, name, query string) error {
+	if err := e.checkQuery(ctx, query, true); err != nil {
+		return err
+	}
+	ddl := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", QuoteIdent(name), query)
+	if _, err := e.conn.ExecContext(ctx, ddl, nil); err != nil {
+		return queryError(ctx, err)
+	}
+	return nil
+}
+
+// texts runs a query of the engine's own whose one column is text, with
+// the arguments args, and returns its values.
+func (e *Engine) texts(ctx context.Context, query string, args ...any) ([]string, error) {
+	named := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	rows, err := e.conn.QueryContext(ctx, query, named)
+	if err != nil {
+		return nil, queryError(ctx, err)
+	}
+	var out []string
+	dest := make([]driver.Value, 1)
+	for {
+		if err := rows.Next(dest); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, errors.Join(queryError(ctx, err), rows.Close())
+		}
+		s, _ := dest[0].(string)
+		out = append(out, s)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, queryError(ctx, err)
+	}
+	return out, nil
+}
+
 // Query runs query, which may hold several statements separated by
 // semicolons: the last one's result is returned. Cancelling ctx interrupts
 // DuckDB. Close the Rows when done.
+//
+// A locked-down engine locks down before its first query and runs only
+// queries (see LockedDown): other SQL is an error wrapping ErrLockedDown.
 func (e *Engine) Query(ctx context.Context, query string) (*Rows, error) {
+	if err := e.checkQuery(ctx, query, false); err != nil {
+		return nil, err
+	}
 	s, err := e.conn.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, queryError(ctx, err)
@@ -166,6 +274,9 @@ func (e *Engine) Query(ctx context.Context, query string) (*Rows, error) {
 	stmt, ok := s.(*duckdb.Stmt)
 	if !ok {
 		return nil, errors.Join(fmt.Errorf("sqlengine: DuckDB statement is a %T", s), s.Close())
+	}
+	if err := e.checkStatement(stmt); err != nil {
+		return nil, errors.Join(err, stmt.Close())
 	}
 	r, err := newRows(ctx, stmt)
 	if err != nil {
@@ -179,6 +290,9 @@ func (e *Engine) Query(ctx context.Context, query string) (*Rows, error) {
 func queryError(ctx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("sqlengine: query interrupted: %w", ctxErr)
+	}
+	if err := lockedDownError(err); err != nil {
+		return err
 	}
 	return fmt.Errorf("DuckDB: %w", err)
 }

@@ -14,9 +14,16 @@ import (
 	"github.com/hoodie-dev/hoodie/storage"
 )
 
+// openEngine opens a locked-down engine, as the query command and the
+// validators do.
 func openEngine(t testing.TB) *Engine {
 	t.Helper()
-	e, err := Open(context.Background())
+	return openEngineWith(t, LockedDown)
+}
+
+func openEngineWith(t testing.TB, access Access) *Engine {
+	t.Helper()
+	e, err := Open(context.Background(), access)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,10 +124,15 @@ func mustDate(t testing.TB, s string) storage.Date {
 }
 
 func TestQueryManyStatements(t *testing.T) {
-	e := openEngine(t)
+	e := openEngineWith(t, ExternalAccess)
 	_, rows := queryAll(t, e, "CREATE TABLE t AS SELECT 41 AS x; SELECT x + 1 FROM t")
 	if !reflect.DeepEqual(rows, [][]any{{int64(42)}}) {
 		t.Errorf("rows = %v, want 42", rows)
+	}
+	// Locked down, several queries run too.
+	_, rows = queryAll(t, openEngine(t), "SELECT 41; SELECT 42")
+	if !reflect.DeepEqual(rows, [][]any{{int64(42)}}) {
+		t.Errorf("locked down: rows = %v, want 42", rows)
 	}
 }
 

@@ -30,6 +30,15 @@ type File struct {
 	Partition map[string]any
 }
 
+// filePaths returns the paths of files.
+func filePaths(files []File) []string {
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
+	}
+	return paths
+}
+
 // computed reports whether the view computes any column of f.
 func (f File) computed() bool {
 	if f.Meta != nil {

@@ -139,9 +139,11 @@ type table struct {
 	spec   *Table
 	result *TableResult
 	view   string
-	cols   columns
-	keys   []column
-	checks []*check
+	// recordKeys are a Hoodie table's record key columns.
+	recordKeys []string
+	cols       columns
+	keys       []column
+	checks     []*check
 }
 
 // Run runs the configuration's checks and returns their report. Before any
@@ -155,13 +157,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Report, error) {
 	if lookupEnv == nil {
 		lookupEnv = defaultLookupEnv
 	}
-	engine, err := sqlengine.Open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer engine.Close()
-
-	vars, err := resolveVars(ctx, cfg.Vars, opts.Vars, engine, lookupEnv)
+	vars, err := resolveVars(ctx, cfg.Vars, opts.Vars, lookupEnv)
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +184,20 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Report, error) {
 			return nil, err
 		}
 		tables = append(tables, t)
+	}
+	// The configuration's SQL (conditions, and checks' values and regexes)
+	// runs locked down: it reads the files of the table sources and
+	// nothing else. Every source's view comes first, as the lockdown fixes
+	// the files it reads.
+	engine, err := sqlengine.Open(ctx, sqlengine.LockedDown)
+	if err != nil {
+		return nil, err
+	}
+	defer engine.Close()
+	for _, t := range tables {
+		if err := loadSource(ctx, engine, t); err != nil {
+			return nil, err
+		}
 	}
 	for _, t := range tables {
 		if err := loadTable(ctx, engine, t, cfg.NumKeyCols); err != nil {
@@ -291,13 +301,19 @@ func compileTable(spec *Table, index int, vars map[string]string) (*table, error
 	return t, nil
 }
 
-// loadTable makes the table's view (its rows the condition holds for),
-// finds its columns and key columns, and checks each check against it.
-func loadTable(ctx context.Context, engine *sqlengine.Engine, t *table, numKeyCols int) error {
+// sourceView names the view of a table's source, all its rows.
+func (t *table) sourceView() string { return t.view + "_source" }
+
+// where names the table in errors.
+func (t *table) where() string {
+	return fmt.Sprintf("table %s (line %d)", t.result.Source(), t.spec.line)
+}
+
+// loadSource makes the view of the table's source: a Hoodie table's
+// snapshot or the Parquet files a pattern matches.
+func loadSource(ctx context.Context, engine *sqlengine.Engine, t *table) error {
 	res := t.result
-	where := fmt.Sprintf("table %s (line %d)", res.Source(), t.spec.line)
-	source := t.view + "_source"
-	var recordKeys []string
+	where := t.where()
 	if res.HoodieTable != "" {
 		if i := strings.Index(res.HoodieTable, "://"); i > 0 && !strings.ContainsAny(res.HoodieTable[:i], "/\\") {
 			return configErrorf(where, "%s:// paths are not supported yet; give a local folder", res.HoodieTable[:i])
@@ -317,23 +333,29 @@ func loadTable(ctx context.Context, engine *sqlengine.Engine, t *table, numKeyCo
 		if err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
-		if err := engine.CreateSnapshotView(ctx, source, fsys, cfg, instant); err != nil {
+		if err := engine.CreateSnapshotView(ctx, t.sourceView(), fsys, cfg, instant); err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
-		recordKeys = cfg.RecordKeyFields
-	} else {
-		query := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM read_parquet(%s, union_by_name = true)",
-			sqlengine.QuoteIdent(source), sqlengine.QuoteString(res.ParquetFile))
-		if err := exec1(ctx, engine, query); err != nil {
-			return fmt.Errorf("%s: parquetFile %s: %w", where, res.ParquetFile, err)
-		}
+		t.recordKeys = cfg.RecordKeyFields
+		return nil
 	}
+	if err := engine.CreateGlobView(ctx, t.sourceView(), res.ParquetFile); err != nil {
+		return fmt.Errorf("%s: parquetFile %s: %w", where, res.ParquetFile, err)
+	}
+	return nil
+}
+
+// loadTable makes the table's view (its rows the condition holds for),
+// finds its columns and key columns, and checks each check against it.
+func loadTable(ctx context.Context, engine *sqlengine.Engine, t *table, numKeyCols int) error {
+	res := t.result
+	where := t.where()
 	filter := ""
 	if strings.TrimSpace(res.Condition) != "" {
 		filter = " WHERE (" + res.Condition + "\n)"
 	}
-	query := fmt.Sprintf("CREATE OR REPLACE VIEW %s AS SELECT * FROM %s%s", sqlengine.QuoteIdent(t.view), sqlengine.QuoteIdent(source), filter)
-	if err := exec1(ctx, engine, query); err != nil {
+	query := fmt.Sprintf("SELECT * FROM %s%s", sqlengine.QuoteIdent(t.sourceView()), filter)
+	if err := engine.CreateQueryView(ctx, t.view, query); err != nil {
 		if filter != "" {
 			return configErrorf(where, "condition %q: %v", res.Condition, err)
 		}
@@ -352,7 +374,7 @@ func loadTable(ctx context.Context, engine *sqlengine.Engine, t *table, numKeyCo
 	// otherwise the first numKeyCols columns.
 	keys := res.KeyColumns
 	if len(keys) == 0 {
-		keys = recordKeys
+		keys = t.recordKeys
 		if res.HoodieTable == "" {
 			for i := 0; i < numKeyCols && i < len(cols); i++ {
 				keys = append(keys, cols[i].Name)

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,7 +19,7 @@ import (
 func writeParquet(t *testing.T, query string) string {
 	t.Helper()
 	ctx := context.Background()
-	e, err := sqlengine.Open(ctx)
+	e, err := sqlengine.Open(ctx, sqlengine.ExternalAccess)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,5 +297,136 @@ func TestHTMLEscapes(t *testing.T) {
 	}
 	if !strings.Contains(html, "&lt;script&gt;alert(1)&lt;/script&gt;") || !strings.Contains(html, "&lt;b&gt;k&lt;/b&gt;") {
 		t.Errorf("HTML report lacks the escaped key:\n%s", html)
+	}
+}
+
+// TestSQLRunsLockedDown checks that the configuration's SQL (conditions,
+// sql variables, values substituted into either) reads the table sources'
+// files only and writes nothing.
+func TestSQLRunsLockedDown(t *testing.T) {
+	file := writeParquet(t, people)
+	dir := filepath.Dir(file)
+	secret := filepath.Join(dir, "secret.txt")
+	if err := os.WriteFile(secret, []byte("s3cr3t"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	written := filepath.Join(dir, "written.csv")
+	q := sqlengine.QuoteString
+	config := func(vars, condition string) string {
+		return "numKeyCols: 1\nnumErrorsToReport: 1\ndetailedErrors: false\n" + vars +
+			"tables:\n  - parquetFile: " + file + "\n    condition: " + strconv.Quote(condition) +
+			"\n    checks:\n      - type: rowCount\n        minNumRows: 1\n"
+	}
+	tests := []struct {
+		name, yaml string
+		vars       map[string]string
+	}{
+		{"condition reads a file", config("", "id IN (SELECT length(content) FROM read_text("+q(secret)+"))"), nil},
+		{"condition writes a file", config("", "true); COPY (SELECT 1) TO "+q(written)+"; SELECT (1"), nil},
+		{"value in a condition writes a file", config("", "id > $N"), map[string]string{"N": "0); COPY (SELECT 1) TO " + q(written) + "; SELECT (1"}},
+		{"sql variable reads a file", config("vars:\n  - name: S\n    sql: SELECT content FROM read_text("+q(secret)+")\n", "true"), nil},
+		{"sql variable reads the table source", config("vars:\n  - name: S\n    sql: SELECT count(*) FROM read_parquet("+q(file)+")\n", "true"), nil},
+		{"value in a sql variable writes a file", config("vars:\n  - name: S\n    sql: SELECT $N\n", "true"), map[string]string{"N": "1; COPY (SELECT 1) TO " + q(written)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Run(context.Background(), cfg, Options{Vars: tt.vars})
+			if err == nil || !strings.Contains(err.Error(), "DuckDB runs locked down") {
+				t.Errorf("got %v, want an error of the lockdown", err)
+			}
+			if _, err := os.Stat(written); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s was written", written)
+			}
+		})
+	}
+}
+
+// TestShellVariablesGetValuesAsEnvironment checks that values reach a shell
+// variable's command as environment variables, never as shell code: what
+// would run a command arrives verbatim and runs nothing.
+func TestShellVariablesGetValuesAsEnvironment(t *testing.T) {
+	file := writeParquet(t, people)
+	dir := t.TempDir()
+	touch := func(name string) string { return "touch " + filepath.Join(dir, name) }
+	given := map[string]string{
+		"SUBST":     "$(" + touch("subst") + ")",
+		"SEMICOLON": "; " + touch("semicolon"),
+		"BACKTICK":  "`" + touch("backtick") + "`",
+		"QUOTES":    `"'"; ` + touch("quotes") + `; echo "'`,
+	}
+	env := func(k string) (string, bool) {
+		if k == "DV_TEST_EVIL" {
+			return "$(" + touch("env") + ")", true
+		}
+		return "", false
+	}
+	cfg, err := Parse([]byte(`numKeyCols: 1
+numErrorsToReport: 1
+detailedErrors: false
+vars:
+  - name: FROM_ENV
+    env: DV_TEST_EVIL
+  - name: OUT_SUBST
+    shell: printf '%s' "$SUBST"
+  - name: OUT_SEMICOLON
+    shell: echo "${SEMICOLON}"
+  - name: OUT_BACKTICK
+    shell: echo "$BACKTICK"
+  - name: OUT_QUOTES
+    shell: echo "$QUOTES"
+  - name: OUT_ENV
+    shell: echo "$FROM_ENV"
+  - name: OUT_OUT
+    shell: echo "x${OUT_SUBST}y"
+  - name: WORDS
+    shell: echo $SEMICOLON | wc -w
+tables:
+  - parquetFile: ` + file + `
+    checks:
+      - type: rowCount
+        minNumRows: 1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), cfg, Options{Vars: given, LookupEnv: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, v := range r.Vars {
+		got[v.Name] = v.Value
+	}
+	want := map[string]string{
+		"OUT_SUBST":     given["SUBST"],
+		"OUT_SEMICOLON": given["SEMICOLON"],
+		"OUT_BACKTICK":  given["BACKTICK"],
+		"OUT_QUOTES":    given["QUOTES"],
+		"OUT_ENV":       "$(" + touch("env") + ")",
+		"OUT_OUT":       "x" + given["SUBST"] + "y",
+		// Unquoted, a value is split into words as sh splits any
+		// variable's value, and still not run.
+		"WORDS": "3",
+	}
+	for k, v := range want {
+		if strings.TrimSpace(got[k]) != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("a value ran as shell code: %s was created", e.Name())
+	}
+	// A variable the command uses must have a value, as elsewhere.
+	cfg.Vars[1].Shell = "echo $NOPE"
+	if _, err := Run(context.Background(), cfg, Options{Vars: given, LookupEnv: env}); err == nil || !strings.Contains(err.Error(), "no value for variable(s) NOPE") {
+		t.Errorf("shell with an undefined variable: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -67,8 +68,18 @@ func ParseVarsFlag(s string, dst map[string]string) error {
 // resolveVars returns the values of the configuration's variables, the
 // command line's (given) winning over the configuration's: a configuration
 // variable that given sets is not evaluated. Env, shell and sql variables
-// may use the variables before them.
-func resolveVars(ctx context.Context, cfgVars []Var, given map[string]string, engine *sqlengine.Engine, lookupEnv func(string) (string, bool)) (map[string]string, error) {
+// may use the variables before them: a shell command gets them as
+// environment variables (see shellValue), a query as text.
+//
+// Queries run on an engine of their own, locked down and without views:
+// they read no file, and the tables, which may name variables, come after.
+func resolveVars(ctx context.Context, cfgVars []Var, given map[string]string, lookupEnv func(string) (string, bool)) (_ map[string]string, err error) {
+	var engine *sqlengine.Engine
+	defer func() {
+		if engine != nil {
+			err = errors.Join(err, engine.Close())
+		}
+	}()
 	vars := map[string]string{}
 	for k, v := range given {
 		vars[k] = v
@@ -97,19 +108,24 @@ func resolveVars(ctx context.Context, cfgVars []Var, given map[string]string, en
 			}
 			vars[v.Name] = val
 		case v.Shell != "":
-			script, err := substitute(v.Shell, vars)
+			env, err := shellEnv(v.Shell, vars)
 			if err != nil {
 				return nil, configErrorf(where, "shell: %v", err)
 			}
-			val, err := shellValue(ctx, script)
+			val, err := shellValue(ctx, v.Shell, env)
 			if err != nil {
-				return nil, fmt.Errorf("%s: shell %q: %w", where, script, err)
+				return nil, fmt.Errorf("%s: shell %q: %w", where, v.Shell, err)
 			}
 			vars[v.Name] = val
 		case v.SQL != "":
 			query, err := substitute(v.SQL, vars)
 			if err != nil {
 				return nil, configErrorf(where, "sql: %v", err)
+			}
+			if engine == nil {
+				if engine, err = sqlengine.Open(ctx, sqlengine.LockedDown); err != nil {
+					return nil, err
+				}
 			}
 			val, err := sqlValue(ctx, engine, query)
 			if err != nil {
@@ -121,10 +137,30 @@ func resolveVars(ctx context.Context, cfgVars []Var, given map[string]string, en
 	return vars, nil
 }
 
-// shellValue runs script with sh -c and returns the first line of its
-// output.
-func shellValue(ctx context.Context, script string) (string, error) {
+// shellEnv returns the environment variables, NAME=value, of the
+// variables that script uses: every one must have a value, as in
+// substitute.
+func shellEnv(script string, vars map[string]string) ([]string, error) {
+	if _, err := substitute(script, vars); err != nil {
+		return nil, err
+	}
+	var env []string
+	for _, m := range varPattern.FindAllStringSubmatch(script, -1) {
+		name := m[1] + m[2]
+		env = append(env, name+"="+vars[name])
+	}
+	return env, nil
+}
+
+// shellValue runs script with sh -c, in the environment of the process
+// and env (which wins), and returns the first line of its output.
+// Variables reach the script through env, never spliced into its text, so
+// that no value is ever read as shell code: sh expands $NAME and ${NAME}
+// where it expands variables (not inside single quotes), and a value is
+// always taken as it is.
+func shellValue(ctx context.Context, script string, env []string) (string, error) {
 	cmd := exec.CommandContext(ctx, "sh", "-c", script)
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
