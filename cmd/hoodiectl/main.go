@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -109,6 +110,7 @@ nothing committed, 2 a wrong command line, 3 any other error.`,
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkInstantFlags(cmd) }
 	root.AddCommand(
 		newInitCommand(io),
 		newTimelineCommand(io),
@@ -130,6 +132,21 @@ nothing committed, 2 a wrong command line, 3 any other error.`,
 	}
 	silence(root)
 	return root
+}
+
+// instantFlags are the flags of every command that take an instant.
+var instantFlags = []string{"as-of", "begin", "end"}
+
+// checkInstantFlags refuses an instant flag given empty: an unset shell
+// variable ($T in --as-of "$T") must not read the latest snapshot or the
+// whole table instead of the one asked for.
+func checkInstantFlags(cmd *cobra.Command) error {
+	for _, name := range instantFlags {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
+			return usagef("--%s is empty: give an instant (yyyyMMddHHmmssSSS, \"yyyy-MM-dd HH:mm:ss\", yyyy-MM-dd) or leave the flag out", name)
+		}
+	}
+	return nil
 }
 
 // exactArgs is cobra.ExactArgs returning a usage error.

@@ -61,6 +61,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"init", "x", "--name", "t"}, "needs --record-key"},
 		{[]string{"init", "x", "--name", "t", "--record-key", "id", "--merge-mode", "newest"}, `--merge-mode "newest"`},
 		{[]string{"init", "x", "--name", "t", "--record-key", "id", "--merge-mode", "event-time"}, "needs a precombine column"},
+		// An empty instant (an unset shell variable) is not "latest".
+		{[]string{"read", "x", "--as-of", ""}, "--as-of is empty"},
+		{[]string{"read", "x", "--as-of", " "}, "--as-of is empty"},
+		{[]string{"read", "x", "--begin", ""}, "--begin is empty"},
+		{[]string{"read", "x", "--begin", "000", "--end", ""}, "--end is empty"},
+		{[]string{"query", "x", "select 1", "--as-of", ""}, "--as-of is empty"},
+		{[]string{"export", "x", "y", "--format", "parquet", "--as-of="}, "--as-of is empty"},
 	}
 	for _, tt := range tests {
 		hoodiectl(t, "", tt.args...).mustFail(t, exitUsage, tt.want)
