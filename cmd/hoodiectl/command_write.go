@@ -233,7 +233,7 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 		return fmt.Errorf("%s: %w; nothing was committed", op, err)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(io.err, "hoodiectl: warning: %v\n", w)
+		fmt.Fprintln(io.err, errorLine(fmt.Errorf("warning: %w", w)))
 	}
 	printWriteSummary(io.err, res)
 	if res.Instant != "" {
