@@ -114,11 +114,23 @@ func (s *Settings) checkProps() error {
 			errs = append(errs, err.Error())
 		}
 	}
-	if s.SmallFileLimit > s.MaxFileSize {
+	// A default over the size set with it gives way; two sizes set so are
+	// refused.
+	_, smallSet := s.Props.Get(KeySmallFileLimit)
+	_, pageSet := s.Props.Get(KeyPageSize)
+	switch {
+	case s.SmallFileLimit <= s.MaxFileSize:
+	case smallSet:
 		errs = append(errs, fmt.Sprintf("%s=%d is over %s=%d: a file group that large is not small", KeySmallFileLimit, s.SmallFileLimit, KeyMaxFileSize, s.MaxFileSize))
+	default:
+		s.SmallFileLimit = s.MaxFileSize
 	}
-	if int64(s.PageSize) > s.BlockSize {
+	switch {
+	case int64(s.PageSize) <= s.BlockSize:
+	case pageSet:
 		errs = append(errs, fmt.Sprintf("%s=%d is over %s=%d: a row group holds whole pages", KeyPageSize, s.PageSize, KeyBlockSize, s.BlockSize))
+	default:
+		s.PageSize = int(s.BlockSize)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("write settings: %s", strings.Join(errs, "; "))

@@ -59,6 +59,12 @@ func TestParseSettings(t *testing.T) {
 		{"negative size", map[string]string{KeySmallFileLimit: "-1"}, nil, KeySmallFileLimit + `="-1": want a whole number of bytes from 0 to`},
 		{"small over max", map[string]string{KeyMaxFileSize: "2097152", KeySmallFileLimit: "4194304"}, nil, KeySmallFileLimit + "=4194304 is over " + KeyMaxFileSize + "=2097152"},
 		{"page over block", map[string]string{KeyBlockSize: "65536", KeyPageSize: "131072"}, nil, KeyPageSize + "=131072 is over " + KeyBlockSize + "=65536"},
+		{"default small limit under a small max", map[string]string{KeyMaxFileSize: "2097152"}, func(s Settings) bool {
+			return s.MaxFileSize == 2<<20 && s.SmallFileLimit == 2<<20
+		}, ""},
+		{"default page under a small block", map[string]string{KeyBlockSize: "65536"}, func(s Settings) bool {
+			return s.BlockSize == 64<<10 && s.PageSize == 64<<10
+		}, ""},
 		{"zero lock wait", map[string]string{KeyLockWaitTime: "0"}, nil, KeyLockWaitTime + `="0": want a whole number of milliseconds from 1`},
 		{"huge heartbeat", map[string]string{KeyHeartbeatInterval: "99999999999"}, nil, KeyHeartbeatInterval},
 		{"bad codec", map[string]string{KeyCompressionCodec: "lz4"}, nil, KeyCompressionCodec + `="lz4": want zstd, snappy, gzip, uncompressed`},
