@@ -78,7 +78,8 @@ type LockOptions struct {
 	// the holder. Zero waits until the context is done.
 	Timeout time.Duration
 	// Waiting, if not nil, is called once when the lock has been busy for
-	// NoticeAfter, with its holder (nil when unknown).
+	// NoticeAfter, with its holder (nil when unknown); always before a
+	// Timeout of at least NoticeAfter fails.
 	Waiting func(holder *LockHolder)
 	// NoticeAfter is when Waiting is called; zero means one second.
 	NoticeAfter time.Duration
@@ -98,8 +99,9 @@ func Lock(ctx context.Context, fsys FS, name string, opts LockOptions) (func() e
 		defer t.Stop()
 		deadline = t.C
 	}
+	noticeAfter := cmp.Or(opts.NoticeAfter, time.Second)
 	if opts.Waiting != nil {
-		t := time.NewTimer(cmp.Or(opts.NoticeAfter, time.Second))
+		t := time.NewTimer(noticeAfter)
 		defer t.Stop()
 		notice = t.C
 	}
@@ -121,6 +123,11 @@ func Lock(ctx context.Context, fsys FS, name string, opts LockOptions) (func() e
 		case <-ctx.Done():
 			return nil, fmt.Errorf("lock %s: %w (%w)", name, err, ctx.Err())
 		case <-deadline:
+			if notice != nil && opts.Timeout >= noticeAfter {
+				// Both fired: the notice comes first, whichever
+				// select picked.
+				opts.Waiting(locked.Holder)
+			}
 			return nil, fmt.Errorf("%w; gave up waiting after %v", err, opts.Timeout)
 		case <-notice:
 			notice = nil
