@@ -163,17 +163,26 @@ func LookupSetting(key string) (Setting, bool) {
 // hoodie.write.parallelism.
 const parallelismFamily = "hoodie.*.parallelism."
 
+// problem is what is wrong with one setting: its kind of problem, a short
+// form for a list of problems, and the whole message.
+type problem struct {
+	kind  string // "refused", "unknown" or "impossible"
+	short string
+	full  string
+}
+
 // check checks one key's value: that Hoodie knows the key, that the value
 // of a honoured one is possible (storing it in s), and that a refused one
-// has a value that asks for what Hoodie does anyway.
-func check(s *Settings, key, v string) error {
+// has a value that asks for what Hoodie does anyway. It returns nil when
+// the setting is fine.
+func check(s *Settings, key, v string) *problem {
 	def, ok := LookupSetting(key)
 	if !ok {
 		hint := ""
 		if near := nearestKey(key); near != "" {
 			hint = fmt.Sprintf(" (did you mean %s?)", near)
 		}
-		return fmt.Errorf("%s is not a setting Hoodie knows%s; it refuses unknown hoodie.* keys rather than ignore one that would change the write", key, hint)
+		return &problem{"unknown", key + hint, fmt.Sprintf("%s is not a setting Hoodie knows%s; it refuses unknown hoodie.* keys rather than ignore one that would change the write", key, hint)}
 	}
 	switch def.Kind {
 	case Refused:
@@ -184,15 +193,45 @@ func check(s *Settings, key, v string) error {
 		if len(def.Accepted) > 0 {
 			remedy += " or set it to " + strings.Join(def.Accepted, " or ")
 		}
-		return fmt.Errorf("%s=%s is refused: %s; %s", key, v, def.Doc, remedy)
+		return &problem{"refused", key, fmt.Sprintf("%s=%s is refused: %s; %s", key, v, def.Doc, remedy)}
 	case Honoured:
 		if def.parse != nil {
 			if err := def.parse(s, strings.TrimSpace(v)); err != nil {
-				return fmt.Errorf("%s=%q: %w", key, v, err)
+				msg := fmt.Sprintf("%s=%q: %v", key, v, err)
+				return &problem{"impossible", msg, msg}
 			}
 		}
 	}
 	return nil
+}
+
+// problemsError makes one error of the problems of several settings: the
+// whole message of a single one; for several, their keys by kind of
+// problem, so that the line stays short and names every key to fix.
+func problemsError(problems []*problem) error {
+	switch len(problems) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("write settings: %s", problems[0].full)
+	}
+	var groups []string
+	for _, kind := range []struct{ kind, title string }{
+		{"refused", "Hoodie does not do what these ask (docs/cli.md says why; remove them)"},
+		{"unknown", "unknown keys"},
+		{"impossible", "impossible values"},
+	} {
+		var shorts []string
+		for _, p := range problems {
+			if p.kind == kind.kind {
+				shorts = append(shorts, p.short)
+			}
+		}
+		if len(shorts) > 0 {
+			groups = append(groups, kind.title+": "+strings.Join(shorts, ", "))
+		}
+	}
+	return fmt.Errorf("write settings: %d refused; %s", len(problems), strings.Join(groups, "; "))
 }
 
 // nearestKey returns the declared key closest to key, when it is close
@@ -432,6 +471,9 @@ func buildRegistry() []Setting {
 		agreeTable(storage.KeyURLEncodePartitioning, storage.KeyURLEncodePartitioning, "false", "must be the table's"),
 		agreeTable(storage.KeyDropPartitionColumns, storage.KeyDropPartitionColumns, "false", "must be the table's"),
 		agreeTable(storage.KeyPopulateMetaFields, storage.KeyPopulateMetaFields, "true", "must be the table's"),
+		agreeTable(storage.KeyDatabaseName, storage.KeyDatabaseName, "", "must be the table's"),
+		agreeTable(storage.KeyArchiveLogFolder, storage.KeyArchiveLogFolder, storage.DefaultArchiveFolder, "must be the table's"),
+		agreeTable(storage.KeyTimelineLayoutVersion, storage.KeyTimelineLayoutVersion, "1", "must be the table's"),
 		{Key: "hoodie.table.", Kind: Honoured, Doc: "a table's configuration (hoodie.properties): must be the table's value, since a write does not change it",
 			agree: tableValue("", "")},
 

@@ -143,6 +143,8 @@ func TestWriteRefusesSettingsThatDisagree(t *testing.T) {
 		{"hoodie.datasource.write.hive_style_partitioning", "true", OpUpsert, "the table has hoodie.datasource.write.hive_style_partitioning=false"},
 		{"hoodie.table.name", "trips", OpUpsert, ""},
 		{"hoodie.datasource.write.table.name", "rides", OpUpsert, "the table has hoodie.table.name=trips"},
+		{"hoodie.archivelog.folder", "archived", OpUpsert, ""},
+		{"hoodie.timeline.layout.version", "2", OpUpsert, "the table has hoodie.timeline.layout.version=1"},
 		{KeyPayloadClass, storage.EventTimePayload, OpUpsert, ""},
 		{KeyPayloadClass, storage.CommitTimePayload, OpUpsert, "the table's merge mode is event-time"},
 		// A Go caller may fill Props without ParseSettings: the write
@@ -177,5 +179,22 @@ func TestWriteRefusesSettingsThatDisagree(t *testing.T) {
 				t.Errorf("the refused write left %d instant(s)", n)
 			}
 		})
+	}
+}
+
+// TestSeveralSettingProblems checks that several problems make one error
+// that names every key, grouped by problem.
+func TestSeveralSettingProblems(t *testing.T) {
+	props := storage.NewProperties()
+	props.Set("hoodie.cleaner.policy", "KEEP_LATEST_COMMITS")
+	props.Set("hoodie.parquet.max.filesize", "5")
+	props.Set(KeyMaxFileSize, "1")
+	props.Set("hoodie.metadata.enable", "true")
+	_, err := ParseSettings(props)
+	want := `write settings: 4 refused; Hoodie does not do what these ask (docs/cli.md says why; remove them): hoodie.cleaner.policy, hoodie.metadata.enable; ` +
+		`unknown keys: hoodie.parquet.max.filesize (did you mean hoodie.parquet.max.file.size?); ` +
+		`impossible values: hoodie.parquet.max.file.size="1": want a whole number of bytes from 1048576 to 1099511627776`
+	if err == nil || err.Error() != want {
+		t.Errorf("error:\n%v\nwant:\n%s", err, want)
 	}
 }

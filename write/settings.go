@@ -104,38 +104,39 @@ func ParseSettings(props *storage.Properties) (Settings, error) {
 // checkProps checks every hoodie.* key of s.Props (see ParseSettings),
 // storing the values of honoured ones in s.
 func (s *Settings) checkProps() error {
-	var errs []string
+	var problems []*problem
 	for _, key := range s.Props.Keys() {
 		if !strings.HasPrefix(key, "hoodie.") {
 			continue
 		}
 		v, _ := s.Props.Get(key)
-		if err := check(s, key, v); err != nil {
-			errs = append(errs, err.Error())
+		if p := check(s, key, v); p != nil {
+			problems = append(problems, p)
 		}
 	}
 	// A default over the size set with it gives way; two sizes set so are
 	// refused.
 	_, smallSet := s.Props.Get(KeySmallFileLimit)
 	_, pageSet := s.Props.Get(KeyPageSize)
+	impossible := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		problems = append(problems, &problem{"impossible", msg, msg})
+	}
 	switch {
 	case s.SmallFileLimit <= s.MaxFileSize:
 	case smallSet:
-		errs = append(errs, fmt.Sprintf("%s=%d is over %s=%d: a file group that large is not small", KeySmallFileLimit, s.SmallFileLimit, KeyMaxFileSize, s.MaxFileSize))
+		impossible("%s=%d is over %s=%d: a file group that large is not small", KeySmallFileLimit, s.SmallFileLimit, KeyMaxFileSize, s.MaxFileSize)
 	default:
 		s.SmallFileLimit = s.MaxFileSize
 	}
 	switch {
 	case int64(s.PageSize) <= s.BlockSize:
 	case pageSet:
-		errs = append(errs, fmt.Sprintf("%s=%d is over %s=%d: a row group holds whole pages", KeyPageSize, s.PageSize, KeyBlockSize, s.BlockSize))
+		impossible("%s=%d is over %s=%d: a row group holds whole pages", KeyPageSize, s.PageSize, KeyBlockSize, s.BlockSize)
 	default:
 		s.PageSize = int(s.BlockSize)
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("write settings: %s", strings.Join(errs, "; "))
-	}
-	return nil
+	return problemsError(problems)
 }
 
 // checkWrite checks, before a write writes anything, its hoodie.* settings
