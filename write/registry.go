@@ -137,7 +137,7 @@ var byKey = func() map[string]*Setting {
 	return m
 }()
 
-// Settings lists every hoodie.* key and family of keys Hoodie knows, in
+// SettingsRegistry lists every hoodie.* key and family of keys Hoodie knows, in
 // the order docs/cli.md gives them.
 func SettingsRegistry() []Setting { return slices.Clone(registry) }
 
