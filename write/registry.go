@@ -1,6 +1,7 @@
 package write
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"slices"
@@ -325,14 +326,12 @@ func oneOf(dst func(*Settings) *string, values ...string) func(*Settings, string
 // without case.
 func tableValue(tableKey, def string) func(string, string, writeTarget) error {
 	return func(key, v string, w writeTarget) error {
-		if tableKey == "" {
-			tableKey = key
-		}
-		have := w.cfg.Properties().GetOr(tableKey, def)
+		from := cmp.Or(tableKey, key)
+		have := w.cfg.Properties().GetOr(from, def)
 		if normalizeValue(v) == normalizeValue(have) {
 			return nil
 		}
-		return fmt.Errorf("the table has %s=%s, and a write does not change a table's configuration", tableKey, have)
+		return fmt.Errorf("the table has %s=%s, and a write does not change a table's configuration", from, have)
 	}
 }
 

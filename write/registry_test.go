@@ -198,3 +198,14 @@ func TestSeveralSettingProblems(t *testing.T) {
 		t.Errorf("error:\n%v\nwant:\n%s", err, want)
 	}
 }
+
+// TestTableSettingsAgreeTogether checks several hoodie.table.* keys in one
+// write, each compared with its own value in hoodie.properties.
+func TestTableSettingsAgreeTogether(t *testing.T) {
+	settings := DefaultSettings()
+	settings.Props.Set("hoodie.table.type", "COPY_ON_WRITE")
+	settings.Props.Set("hoodie.table.precombine.field", "ts")
+	settings.Props.Set("hoodie.table.recordkey.fields", "uuid")
+	table := newTripsTable(t, storage.MergeEventTime, settings)
+	table.write(OpInsert, tripsInput(trips.NewGenerator(1).Inserts(3)))
+}
