@@ -208,15 +208,21 @@ func writeHolder(path string, h *LockHolder) error {
 	return nil
 }
 
-// readHolder reads the holder record at path; nil when there is none or it
-// cannot be read (the lock is busy either way).
+// readHolder reads the holder record at path; nil when there is none, it
+// cannot be read, or it names a process of this host that is gone (the
+// lock is busy either way).
 func readHolder(path string) *LockHolder {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
 	var h LockHolder
-	if json.Unmarshal(data, &h) != nil || h.PID == 0 {
+	if json.Unmarshal(data, &h) != nil || h.PID <= 0 {
+		return nil
+	}
+	if host, err := os.Hostname(); err == nil && host == h.Host && errors.Is(syscall.Kill(h.PID, 0), syscall.ESRCH) {
+		// A dead holder's record, left by a holder killed before it
+		// could remove it: the live holder has not recorded itself yet.
 		return nil
 	}
 	return &h

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -101,5 +102,36 @@ func checkHolderIsChild(t *testing.T, fsys *storage.LocalFS, pid int) {
 	}})
 	if !errors.Is(err, context.Canceled) || len(told) != 1 || told[0] == nil || told[0].PID != pid {
 		t.Errorf("Lock told %v and returned %v; want the child's pid %d once, then the cancellation", told, err, pid)
+	}
+}
+
+// TestStaleHolderRecordIsNotNamed checks that a record left by a holder
+// that died is not taken for the live holder's.
+func TestStaleHolderRecordIsNotNamed(t *testing.T) {
+	dir := t.TempDir()
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	unlock, err := storage.Lock(ctx, fsys, storage.LockFile, storage.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	// A process that has ended, on this host, as the record's holder.
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	record := fmt.Sprintf(`{"pid":%d,"host":%q,"since":"2024-01-02T03:04:05Z"}`, gone.Process.Pid, host)
+	if err := fsys.WriteFile(ctx, storage.LockFile+".holder", []byte(record)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = fsys.TryLock(ctx, storage.LockFile)
+	var locked *storage.LockedError
+	if !errors.As(err, &locked) || locked.Holder != nil || err.Error() != "locked by another writer" {
+		t.Errorf("TryLock: %v, want a LockedError without the dead holder", err)
 	}
 }
