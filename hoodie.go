@@ -161,7 +161,7 @@ func (t *Table) Write(ctx context.Context, op write.Operation, in *write.Input, 
 // loaded, holding the writer lock: the index belongs to the writer. The
 // index is as the last write left it; write.SyncIndex catches it up.
 func (t *Table) WithIndex(ctx context.Context, fn func(idx *index.Index, tl *timeline.Timeline) error) (err error) {
-	unlock, err := storage.Lock(ctx, t.fsys, storage.LockFile)
+	unlock, err := storage.Lock(ctx, t.fsys, storage.LockFile, storage.LockOptions{})
 	if err != nil {
 		return err
 	}

@@ -198,7 +198,7 @@ func TestScanFallsBackToFooters(t *testing.T) {
 		check(t, read.Options{Where: "uuid = '" + tt.deleted.UUID + "'", AsOf: tt.first}, first)
 	})
 	t.Run("a writer holds the lock", func(t *testing.T) {
-		unlock, err := storage.Lock(ctx, tt.t.FS(), storage.LockFile)
+		unlock, err := storage.Lock(ctx, tt.t.FS(), storage.LockFile, storage.LockOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,12 +43,19 @@ func (e *UnknownColumnError) Error() string {
 
 // fieldNames lists the names of fields for messages.
 func fieldNames(fields []storage.Field) string {
-	names := make([]string, len(fields))
-	for i, f := range fields {
-		names[i] = f.Name
+	names := make([]string, 0, min(len(fields), maxNamesListed))
+	for _, f := range fields[:min(len(fields), maxNamesListed)] {
+		names = append(names, f.Name)
+	}
+	if left := len(fields) - len(names); left > 0 {
+		names = append(names, fmt.Sprintf("and %d more", left))
 	}
 	return strings.Join(names, ", ")
 }
+
+// maxNamesListed bounds the column names an error lists, so that an error
+// about a wide table stays one short line.
+const maxNamesListed = 12
 
 // resolve returns the index of the column at path, adding it if it is not
 // read yet.

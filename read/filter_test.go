@@ -2,6 +2,7 @@ package read
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -322,5 +323,21 @@ func TestIntegerPart(t *testing.T) {
 		if err != nil || floor != tt.floor || exact != tt.exact || clamp != tt.clamp {
 			t.Errorf("integerPart(%s) = %d, %v, %d, %v; want %d, %v, %d", tt.in, floor, exact, clamp, err, tt.floor, tt.exact, tt.clamp)
 		}
+	}
+}
+
+// TestFieldNamesOfAWideTable checks that an error lists a few of a wide
+// table's columns and counts the others.
+func TestFieldNamesOfAWideTable(t *testing.T) {
+	fields := make([]storage.Field, 40)
+	for i := range fields {
+		fields[i].Name = fmt.Sprintf("column_%d", i)
+	}
+	got := fieldNames(fields)
+	if !strings.HasPrefix(got, "column_0, column_1, ") || !strings.HasSuffix(got, "column_11, and 28 more") {
+		t.Errorf("fieldNames = %q", got)
+	}
+	if got := fieldNames(fields[:2]); got != "column_0, column_1" {
+		t.Errorf("fieldNames of two = %q", got)
 	}
 }

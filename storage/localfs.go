@@ -32,6 +32,40 @@ func NewLocalFS(root string) (*LocalFS, error) {
 // Root is the absolute local path of the base folder.
 func (l *LocalFS) Root() string { return l.root }
 
+// EnclosingTable returns the base path of the nearest table, a folder
+// holding .hoodie/hoodie.properties (or its backup), among the folders
+// above the base path, symbolic links resolved; "" when there is none.
+// Folders it cannot read are taken as no table.
+func (l *LocalFS) EnclosingTable(ctx context.Context) (string, error) {
+	// Resolve the links of the deepest folder that exists: the base path
+	// itself may not exist yet.
+	dir, rest := l.root, ""
+	for {
+		if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = filepath.Join(resolved, rest)
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			dir = filepath.Join(dir, rest)
+			break
+		}
+		dir, rest = parent, filepath.Join(filepath.Base(dir), rest)
+	}
+	for dir != filepath.Dir(dir) {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		dir = filepath.Dir(dir)
+		for _, name := range []string{PropertiesFile, PropertiesBackupFile} {
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
+				return dir, nil
+			}
+		}
+	}
+	return "", nil
+}
+
 func (l *LocalFS) resolve(op, name string) (string, error) {
 	clean, err := CleanPath(name)
 	if err != nil {

@@ -440,6 +440,18 @@ var ErrNotATable = errors.New("not a Hudi table")
 // ErrTableExists reports an attempt to create a table where one exists.
 var ErrTableExists = errors.New("a Hudi table already exists here")
 
+// ErrInsideTable reports an attempt to create a table inside the folders of
+// another one, its .hoodie folder included.
+var ErrInsideTable = errors.New("inside another Hudi table")
+
+// enclosingTabler is implemented by file systems that know where their base
+// path lies among other folders (LocalFS).
+type enclosingTabler interface {
+	// EnclosingTable returns the base path of the table whose folders
+	// hold the base path, or "" when none does.
+	EnclosingTable(ctx context.Context) (string, error)
+}
+
 // LoadTableConfig reads the table's hoodie.properties. When it is missing or
 // unusable but a valid hoodie.properties.backup exists (a writer died while
 // updating the file, as Hudi's protocol allows), the backup is used.
@@ -474,7 +486,8 @@ func readConfigFile(ctx context.Context, fsys FS, name string) (*TableConfig, er
 }
 
 // CreateTable lays out a new table: the metadata folders Hudi creates, then
-// hoodie.properties, created only if absent. The table exists once
+// hoodie.properties, created only if absent. It refuses a base path inside
+// another table's folders (ErrInsideTable) on a file system that can tell. The table exists once
 // hoodie.properties does, so a creation that dies half way leaves no table
 // and can simply be run again. A cfg without a timeline zone gets
 // TimelineUTC (cfg itself is not changed): a table Hoodie creates says its
@@ -496,6 +509,15 @@ func CreateTable(ctx context.Context, fsys FS, cfg *TableConfig, now time.Time) 
 		}
 		if exists {
 			return &ConfigError{File: name, Err: ErrTableExists}
+		}
+	}
+	if e, ok := fsys.(enclosingTabler); ok {
+		outer, err := e.EnclosingTable(ctx)
+		if err != nil {
+			return fmt.Errorf("check for an enclosing table: %w", err)
+		}
+		if outer != "" {
+			return fmt.Errorf("%w at %s: its readers and writers would take the new table's files for its own; create it outside %s", ErrInsideTable, outer, outer)
 		}
 	}
 	folders := []string{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -400,5 +401,31 @@ func TestCreateTableTimelineZone(t *testing.T) {
 				t.Errorf("hoodie.properties lacks %q:\n%s", line, data)
 			}
 		})
+	}
+}
+
+// TestCreateTableInsideATable checks that a table is not created below
+// another table's base path; a folder beside it is fine.
+func TestCreateTableInsideATable(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	create := func(dir string) error {
+		fsys, err := storage.NewLocalFS(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return storage.CreateTable(ctx, fsys, newTripsConfig(t), testNow)
+	}
+	if err := create(filepath.Join(root, "outer")); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"outer/x", "outer/.hoodie", "outer/.hoodie/.temp/x", "outer/2024/01/01"} {
+		err := create(filepath.Join(root, dir))
+		if !errors.Is(err, storage.ErrInsideTable) || !strings.Contains(err.Error(), filepath.Join(root, "outer")) {
+			t.Errorf("create %s: %v, want ErrInsideTable naming the outer table", dir, err)
+		}
+	}
+	if err := create(filepath.Join(root, "beside")); err != nil {
+		t.Errorf("create beside a table: %v", err)
 	}
 }

@@ -2,38 +2,10 @@ package write
 
 import (
 	"fmt"
-	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hoodie-dev/hoodie/storage"
-)
-
-// Hudi's write settings that Hoodie understands, by their Hudi names.
-const (
-	KeyMaxFileSize        = "hoodie.parquet.max.file.size"
-	KeySmallFileLimit     = "hoodie.parquet.small.file.limit"
-	KeyRecordSizeEstimate = "hoodie.copyonwrite.record.size.estimate"
-	KeyCompressionCodec   = "hoodie.parquet.compression.codec"
-	KeyBlockSize          = "hoodie.parquet.block.size"
-	KeyPageSize           = "hoodie.parquet.page.size"
-	KeyDropDuplicates     = "hoodie.datasource.write.insert.drop.duplicates"
-	KeyParallelism        = "hoodie.write.parallelism"
-	KeyBulkInsertSortMode = "hoodie.bulkinsert.sort.mode"
-	KeyDictionaryEnabled  = "hoodie.parquet.dictionary.enabled"
-	// KeyHeartbeatInterval and KeyHeartbeatMisses say when the heartbeat of
-	// another writer's pending commit has expired (see
-	// Settings.HeartbeatTimeout).
-	KeyHeartbeatInterval = "hoodie.client.heartbeat.interval_in_ms"
-	KeyHeartbeatMisses   = "hoodie.client.heartbeat.tolerable.misses"
-	// KeyStringEncoding is Hoodie's own: the encoding of string and bytes
-	// columns (storage.BaseFileOptions.StringEncoding). Hudi ignores it.
-	KeyStringEncoding = "hoodie.parquet.string.encoding"
-	// KeyLossyWidening is Hoodie's own: true lets a write widen a column
-	// from int or long to float or double although values the table holds
-	// would be rounded (see Settings.LossyWidening). Hudi ignores it.
-	KeyLossyWidening = "hoodie.write.schema.widening.lossy.allowed"
 )
 
 // Settings are the write settings of one write, typed. The zero value is
@@ -82,124 +54,122 @@ type Settings struct {
 	// heartbeat interval times its tolerable misses. Zero means the
 	// default, two minutes.
 	HeartbeatTimeout time.Duration
+	// LockTimeout is how long a write waits for the table's writer lock
+	// (hoodie.write.lock.wait_time_ms) before it fails, refused with
+	// nothing written, naming the holder. Zero waits until the context
+	// is done.
+	LockTimeout time.Duration
 	// LossyWidening lets a write widen a column whose stored values the
 	// wider type cannot all hold exactly (int or long to float, long to
 	// double beyond 2^53), rounding them for good. By default such a write
 	// is refused before anything is written.
 	LossyWidening bool
 	// Props holds every setting given, those above included, for the
-	// pre-commit hook (validators read theirs from it).
+	// pre-commit hook (validators read theirs from it). A write checks
+	// its hoodie.* keys as ParseSettings does, and against the write.
 	Props *storage.Properties
+
+	// heartbeatInterval (ms) and heartbeatMisses make HeartbeatTimeout.
+	heartbeatInterval, heartbeatMisses int64
 }
 
-// Hudi's defaults of KeyHeartbeatInterval and KeyHeartbeatMisses.
-const (
-	defaultHeartbeatInterval = time.Minute
-	defaultHeartbeatMisses   = 2
-	defaultHeartbeatTimeout  = defaultHeartbeatInterval * defaultHeartbeatMisses
-)
-
-// DefaultSettings returns Hudi's defaults, with zstd compression and one
-// writer per core.
+// DefaultSettings returns the defaults the registry declares: Hudi's, but
+// zstd compression, one writer per core, and bulk inserts sorted by key.
 func DefaultSettings() Settings {
-	return Settings{
-		MaxFileSize:        120 << 20,
-		SmallFileLimit:     100 << 20,
-		RecordSizeEstimate: 1024,
-		Compression:        storage.DefaultCompression,
-		BlockSize:          storage.DefaultBlockSize,
-		PageSize:           storage.DefaultPageSize,
-		StringEncoding:     storage.DefaultStringEncoding,
-		Parallelism:        runtime.GOMAXPROCS(0),
-		BulkInsertSortMode: "GLOBAL_SORT",
-		HeartbeatTimeout:   defaultHeartbeatTimeout,
-		Props:              storage.NewProperties(),
+	s := Settings{Props: storage.NewProperties()}
+	for i := range registry {
+		if def := &registry[i]; def.parse != nil && def.Default != "" {
+			if err := def.parse(&s, def.Default); err != nil {
+				panic(fmt.Sprintf("write: default of %s: %v", def.Key, err))
+			}
+		}
 	}
+	s.HeartbeatTimeout = time.Duration(s.heartbeatInterval*s.heartbeatMisses) * time.Millisecond
+	return s
 }
 
-// ParseSettings reads settings from Hudi properties on top of the defaults.
-// Keys Hoodie does not know are kept in Props and otherwise ignored, as Hudi
-// ignores settings of features a write does not use; a known key with a bad
-// value is an error naming it.
+// ParseSettings reads settings from Hudi properties on top of the defaults,
+// before anything is read or written. Every hoodie.* key must be one the
+// registry declares (SettingsRegistry): an unknown key, a refused one and
+// an impossible value are errors naming the key and what it takes. Keys
+// outside hoodie.* (spark.*, say) are kept in Props and otherwise ignored.
+// Settings that must agree with the table or the operation are checked
+// when the write runs.
 func ParseSettings(props *storage.Properties) (Settings, error) {
 	s := DefaultSettings()
 	if props == nil {
 		return s, nil
 	}
 	s.Props = props.Clone()
+	err := s.checkProps()
+	s.HeartbeatTimeout = time.Duration(s.heartbeatInterval*s.heartbeatMisses) * time.Millisecond
+	return s, err
+}
+
+// checkProps checks every hoodie.* key of s.Props (see ParseSettings),
+// storing the values of honoured ones in s.
+func (s *Settings) checkProps() error {
+	var problems []*problem
+	for _, key := range s.Props.Keys() {
+		if !strings.HasPrefix(key, "hoodie.") {
+			continue
+		}
+		v, _ := s.Props.Get(key)
+		if p := check(s, key, v); p != nil {
+			problems = append(problems, p)
+		}
+	}
+	// A default over the size set with it gives way; two sizes set so are
+	// refused.
+	_, smallSet := s.Props.Get(KeySmallFileLimit)
+	_, pageSet := s.Props.Get(KeyPageSize)
+	impossible := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		problems = append(problems, &problem{"impossible", msg, msg})
+	}
+	switch {
+	case s.SmallFileLimit <= s.MaxFileSize:
+	case smallSet:
+		impossible("%s=%d is over %s=%d: a file group that large is not small", KeySmallFileLimit, s.SmallFileLimit, KeyMaxFileSize, s.MaxFileSize)
+	default:
+		s.SmallFileLimit = s.MaxFileSize
+	}
+	switch {
+	case int64(s.PageSize) <= s.BlockSize:
+	case pageSet:
+		impossible("%s=%d is over %s=%d: a row group holds whole pages", KeyPageSize, s.PageSize, KeyBlockSize, s.BlockSize)
+	default:
+		s.PageSize = int(s.BlockSize)
+	}
+	return problemsError(problems)
+}
+
+// checkWrite checks, before a write writes anything, its hoodie.* settings
+// as ParseSettings does (a caller may have filled Props itself) and the
+// settings that must agree with the operation and the table.
+func (s *Settings) checkWrite(op Operation, cfg *storage.TableConfig) error {
+	if s.Props == nil {
+		return nil
+	}
+	scratch := DefaultSettings()
+	scratch.Props = s.Props
+	if err := scratch.checkProps(); err != nil {
+		return err
+	}
 	var errs []string
-	numberOf := func(key string, dst *int64, allowZero bool) {
-		v, ok := props.Get(key)
-		if !ok {
-			return
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil || n < 0 || (n == 0 && !allowZero) {
-			errs = append(errs, fmt.Sprintf("%s=%q is not a positive whole number", key, v))
-			return
-		}
-		*dst = n
-	}
-	numberOf(KeyMaxFileSize, &s.MaxFileSize, false)
-	numberOf(KeySmallFileLimit, &s.SmallFileLimit, true)
-	numberOf(KeyRecordSizeEstimate, &s.RecordSizeEstimate, false)
-	numberOf(KeyBlockSize, &s.BlockSize, false)
-	var page, parallelism int64 = int64(s.PageSize), int64(s.Parallelism)
-	numberOf(KeyPageSize, &page, false)
-	numberOf(KeyParallelism, &parallelism, false)
-	if page > storage.MaxPageSize {
-		errs = append(errs, fmt.Sprintf("%s=%d is over the %d bytes a Parquet page may hold", KeyPageSize, page, storage.MaxPageSize))
-		page = int64(s.PageSize)
-	}
-	s.PageSize, s.Parallelism = int(page), int(parallelism)
-	if v, ok := props.Get(KeyCompressionCodec); ok {
-		switch c := strings.ToLower(strings.TrimSpace(v)); c {
-		case "zstd", "snappy", "gzip", "uncompressed":
-			s.Compression = c
-		default:
-			errs = append(errs, fmt.Sprintf("%s=%q: want zstd, snappy, gzip or uncompressed", KeyCompressionCodec, v))
+	target := writeTarget{op: op, cfg: cfg}
+	for _, key := range s.Props.Keys() {
+		if def, ok := LookupSetting(key); ok && def.agree != nil {
+			v, _ := s.Props.Get(key)
+			if err := def.agree(key, v, target); err != nil {
+				errs = append(errs, fmt.Sprintf("%s=%s is refused: %v", key, v, err))
+			}
 		}
 	}
-	if v, ok := props.Get(KeyStringEncoding); ok {
-		if _, err := storage.StringEncoding(strings.TrimSpace(v)); err != nil {
-			errs = append(errs, fmt.Sprintf("%s=%q: want DELTA_LENGTH_BYTE_ARRAY or PLAIN", KeyStringEncoding, v))
-		} else {
-			s.StringEncoding = strings.ToUpper(strings.TrimSpace(v))
-		}
-	}
-	if v, ok := props.Get(KeyBulkInsertSortMode); ok {
-		mode := strings.ToUpper(strings.TrimSpace(v))
-		if _, known := bulkInsertSorts[mode]; known {
-			s.BulkInsertSortMode = mode
-		} else {
-			errs = append(errs, fmt.Sprintf("%s=%q: want NONE, GLOBAL_SORT, PARTITION_SORT, PARTITION_PATH_REPARTITION or PARTITION_PATH_REPARTITION_AND_SORT", KeyBulkInsertSortMode, v))
-		}
-	}
-	boolOf := func(key string, dst *bool) {
-		v, ok := props.Get(key)
-		if !ok {
-			return
-		}
-		b, err := strconv.ParseBool(strings.TrimSpace(v))
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s=%q is not true or false", key, v))
-			return
-		}
-		*dst = b
-	}
-	interval, misses := int64(defaultHeartbeatInterval/time.Millisecond), int64(defaultHeartbeatMisses)
-	numberOf(KeyHeartbeatInterval, &interval, false)
-	numberOf(KeyHeartbeatMisses, &misses, false)
-	s.HeartbeatTimeout = time.Duration(interval*misses) * time.Millisecond
-	boolOf(KeyDropDuplicates, &s.DropDuplicates)
-	boolOf(KeyLossyWidening, &s.LossyWidening)
-	dictionary := !s.NoDictionary
-	boolOf(KeyDictionaryEnabled, &dictionary)
-	s.NoDictionary = !dictionary
 	if len(errs) > 0 {
-		return s, fmt.Errorf("write settings: %s", strings.Join(errs, "; "))
+		return fmt.Errorf("write settings: %s", strings.Join(errs, "; "))
 	}
-	return s, nil
+	return nil
 }
 
 // bulkInsertSorts tells, for each of Hudi's bulk insert sort modes, whether

@@ -22,10 +22,12 @@ func TestParseSettings(t *testing.T) {
 				s.SortsBulkInsert() && !s.LossyWidening
 		}, ""},
 		{"plain strings", map[string]string{KeyStringEncoding: " plain "}, func(s Settings) bool { return s.StringEncoding == "PLAIN" }, ""},
-		{"sizes and codec", map[string]string{KeyMaxFileSize: "1024", KeySmallFileLimit: "0", KeyPageSize: "4096", KeyCompressionCodec: "GZIP"},
+		{"sizes and codec", map[string]string{KeyMaxFileSize: "2097152", KeySmallFileLimit: "0", KeyPageSize: "4096", KeyCompressionCodec: "GZIP"},
 			func(s Settings) bool {
-				return s.MaxFileSize == 1024 && s.SmallFileLimit == 0 && s.PageSize == 4096 && s.Compression == "gzip"
+				return s.MaxFileSize == 2<<20 && s.SmallFileLimit == 0 && s.PageSize == 4096 && s.Compression == "gzip"
 			}, ""},
+		{"lock wait", map[string]string{KeyLockWaitTime: "1500"}, func(s Settings) bool { return s.LockTimeout == 1500*time.Millisecond }, ""},
+		{"no lock wait by default", nil, func(s Settings) bool { return s.LockTimeout == 0 }, ""},
 		{"unsorted bulk inserts", map[string]string{KeyBulkInsertSortMode: "none"}, func(s Settings) bool {
 			return s.BulkInsertSortMode == "NONE" && !s.SortsBulkInsert()
 		}, ""},
@@ -44,16 +46,30 @@ func TestParseSettings(t *testing.T) {
 			return s.HeartbeatTimeout == 3*time.Minute
 		}, ""},
 		{"bad heartbeat interval", map[string]string{KeyHeartbeatInterval: "soon"}, nil, KeyHeartbeatInterval},
-		{"unknown keys are kept", map[string]string{"hoodie.some.future.key": "x"}, func(s Settings) bool {
-			v, ok := s.Props.Get("hoodie.some.future.key")
-			return ok && v == "x"
+		{"other keys are kept", map[string]string{"spark.serializer": "x", KeyParallelism: "3"}, func(s Settings) bool {
+			v, ok := s.Props.Get("spark.serializer")
+			return ok && v == "x" && s.Parallelism == 3
 		}, ""},
+		{"unknown keys", map[string]string{"hoodie.some.future.key": "x"}, nil, "hoodie.some.future.key is not a setting Hoodie knows; it refuses"},
+		{"typo", map[string]string{"hoodie.parquet.max.filesize": "1"}, nil, "hoodie.parquet.max.filesize is not a setting Hoodie knows (did you mean hoodie.parquet.max.file.size?)"},
 		{"bad encoding", map[string]string{KeyStringEncoding: "RLE"}, nil, KeyStringEncoding + `="RLE"`},
 		{"bad sort mode", map[string]string{KeyBulkInsertSortMode: "RANDOM"}, nil, KeyBulkInsertSortMode + `="RANDOM"`},
 		{"bad size", map[string]string{KeyMaxFileSize: "big"}, nil, KeyMaxFileSize + `="big"`},
 		{"zero page size", map[string]string{KeyPageSize: "0"}, nil, KeyPageSize},
-		{"huge page size", map[string]string{KeyPageSize: "4294967296"}, nil, KeyPageSize + "=4294967296 is over"},
-		{"bad codec", map[string]string{KeyCompressionCodec: "lz4"}, nil, KeyCompressionCodec},
+		{"huge page size", map[string]string{KeyPageSize: "4294967296"}, nil, KeyPageSize + `="4294967296": want a whole number of bytes from 1024 to 1073741824`},
+		{"tiny file size", map[string]string{KeyMaxFileSize: "1"}, nil, KeyMaxFileSize + `="1": want a whole number of bytes from 1048576 to 1099511627776`},
+		{"negative size", map[string]string{KeySmallFileLimit: "-1"}, nil, KeySmallFileLimit + `="-1": want a whole number of bytes from 0 to`},
+		{"small over max", map[string]string{KeyMaxFileSize: "2097152", KeySmallFileLimit: "4194304"}, nil, KeySmallFileLimit + "=4194304 is over " + KeyMaxFileSize + "=2097152"},
+		{"page over block", map[string]string{KeyBlockSize: "65536", KeyPageSize: "131072"}, nil, KeyPageSize + "=131072 is over " + KeyBlockSize + "=65536"},
+		{"default small limit under a small max", map[string]string{KeyMaxFileSize: "2097152"}, func(s Settings) bool {
+			return s.MaxFileSize == 2<<20 && s.SmallFileLimit == 2<<20
+		}, ""},
+		{"default page under a small block", map[string]string{KeyBlockSize: "65536"}, func(s Settings) bool {
+			return s.BlockSize == 64<<10 && s.PageSize == 64<<10
+		}, ""},
+		{"zero lock wait", map[string]string{KeyLockWaitTime: "0"}, nil, KeyLockWaitTime + `="0": want a whole number of milliseconds from 1`},
+		{"huge heartbeat", map[string]string{KeyHeartbeatInterval: "99999999999"}, nil, KeyHeartbeatInterval},
+		{"bad codec", map[string]string{KeyCompressionCodec: "lz4"}, nil, KeyCompressionCodec + `="lz4": want zstd, snappy, gzip, uncompressed`},
 		{"bad flag", map[string]string{KeyDropDuplicates: "maybe"}, nil, KeyDropDuplicates},
 		{"bad dictionary flag", map[string]string{KeyDictionaryEnabled: "sometimes"}, nil, KeyDictionaryEnabled + `="sometimes"`},
 	}

@@ -113,6 +113,10 @@ type Options struct {
 	// uses the JVM's default zone. A UTC table's instant times are in UTC
 	// whatever Local says.
 	Local *time.Location
+	// LockWaiting, if not nil, is called once when a write has waited a
+	// second for the table's writer lock, with its holder (nil when
+	// unknown): a caller tells its user whom the write waits for.
+	LockWaiting func(holder *storage.LockHolder)
 	// Progress, if not nil, is called as each base file of a write is
 	// written, with the files done and the files planned. It is called from
 	// several goroutines, one call at a time.
@@ -165,7 +169,10 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if len(in.Rows) == 0 {
 		return nil, fmt.Errorf("%s: no records", in.displayName())
 	}
-	unlock, err := storage.Lock(ctx, w.fsys, storage.LockFile)
+	unlock, err := storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
+	if errors.Is(err, storage.ErrLocked) && ctx.Err() == nil {
+		return nil, &RefusedError{fmt.Errorf("table %w", err)}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +182,9 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	}
 	if err := w.cfg.CheckWritable(); err != nil {
 		return nil, fmt.Errorf("table %s: %w", w.cfg.Name, err)
+	}
+	if err := w.settings.checkWrite(op, w.cfg); err != nil {
+		return nil, err
 	}
 	// Instant times are wall-clock digits in the table's zone, and readers
 	// order commits by them: write in the zone Spark writes this table in.
@@ -515,7 +525,7 @@ func (w *Writer) heartbeatFresh(ctx context.Context, instant string) (bool, erro
 	if err != nil {
 		return false, fmt.Errorf("check the heartbeat of %s: %w", instant, err)
 	}
-	return w.opts.Clock().Sub(info.ModTime) <= cmp.Or(w.settings.HeartbeatTimeout, defaultHeartbeatTimeout), nil
+	return w.opts.Clock().Sub(info.ModTime) <= cmp.Or(w.settings.HeartbeatTimeout, DefaultSettings().HeartbeatTimeout), nil
 }
 
 // parallelChunks splits [0, n) into up to workers chunks and runs fn on each

@@ -23,7 +23,8 @@ func newInitCommand(io streams) *cobra.Command {
 		Short: "Create an empty table (Hudi table version 6, copy-on-write)",
 		Long: `init creates an empty copy-on-write table at the folder TABLE: the .hoodie
 metadata folder and hoodie.properties, as Apache Hudi 0.14+ (table version 6)
-lays them out. It refuses to touch a folder that already holds a table. The
+lays them out. It refuses to touch a folder that already holds a table, or
+one inside another table's folders (its .hoodie folder included). The
 table's instant times are UTC (hoodie.table.timeline.timezone=UTC), for every
 writer, Spark included, wherever it runs.
 
@@ -76,7 +77,7 @@ writes may add nullable columns and widen numbers, as with an inferred one.`,
 				return err
 			}
 			if err := storage.CreateTable(cmd.Context(), fsys, cfg, time.Now()); err != nil {
-				if errors.Is(err, storage.ErrTableExists) {
+				if errors.Is(err, storage.ErrTableExists) || errors.Is(err, storage.ErrInsideTable) {
 					return fmt.Errorf("init %s: %w; nothing was changed", args[0], err)
 				}
 				return fmt.Errorf("init %s: %w", args[0], err)

@@ -174,3 +174,31 @@ func TestInitSchema(t *testing.T) {
 	}
 	hoodiectl(t, "", "init", filepath.Join(t.TempDir(), "t"), "--name", "t", "--record-key", "id", "--schema", filepath.Join(t.TempDir(), "missing.avsc")).mustFail(t, exitError, "missing.avsc")
 }
+
+// TestInitInsideATableIsRefused checks that init refuses a folder inside
+// another table's folders, its .hoodie folder and links into it included,
+// and creates nothing there.
+func TestInitInsideATableIsRefused(t *testing.T) {
+	root := t.TempDir()
+	outer := filepath.Join(root, "trips")
+	hoodiectl(t, "", "init", outer, "--name", "trips", "--record-key", "id").mustSucceed(t)
+	if err := os.Symlink(outer, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, inner := range []string{
+		filepath.Join(outer, "inner"),
+		filepath.Join(outer, "a", "b", "c"),
+		filepath.Join(outer, ".hoodie"),
+		filepath.Join(outer, ".hoodie", "inner"),
+		filepath.Join(root, "link", "inner"),
+	} {
+		hoodiectl(t, "", "init", inner, "--name", "inner", "--record-key", "id").
+			mustFail(t, exitError, "hoodiectl: init "+inner+": inside another Hudi table at "+outer, "nothing was changed")
+	}
+	for _, made := range []string{"inner", "a", filepath.Join(".hoodie", "inner")} {
+		if _, err := os.Stat(filepath.Join(outer, made)); !os.IsNotExist(err) {
+			t.Errorf("refused init left %s: %v", made, err)
+		}
+	}
+	hoodiectl(t, "", "init", filepath.Join(root, "other"), "--name", "other", "--record-key", "id").mustSucceed(t)
+}

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +25,7 @@ type writeFlags struct {
 	props          string
 	sets           []string
 	dropDuplicates bool
+	lockTimeout    time.Duration
 }
 
 func (f *writeFlags) register(cmd *cobra.Command, op write.Operation) {
@@ -30,6 +33,7 @@ func (f *writeFlags) register(cmd *cobra.Command, op write.Operation) {
 	fl.StringVar(&f.format, "format", "jsonl", "input format: jsonl, csv (with a header line) or parquet")
 	fl.StringVar(&f.props, "props", "", "a Java properties file of hoodie.* write settings")
 	fl.StringArrayVar(&f.sets, "set", nil, "a hoodie.* write setting KEY=VALUE (repeatable; wins over --props)")
+	fl.DurationVar(&f.lockTimeout, "lock-timeout", 0, "give up, with nothing written (exit 1), when another writer holds the table's lock this long (e.g. 30s; default: wait)")
 	if op == write.OpInsert || op == write.OpBulkInsert {
 		fl.BoolVar(&f.dropDuplicates, "drop-duplicates", false, "skip records whose keys exist in the table instead of refusing the write")
 	}
@@ -56,6 +60,12 @@ func (f *writeFlags) settings() (write.Settings, error) {
 	}
 	if f.dropDuplicates {
 		props.Set(write.KeyDropDuplicates, "true")
+	}
+	switch {
+	case f.lockTimeout < 0:
+		return write.Settings{}, usagef("--lock-timeout %v: want a positive duration", f.lockTimeout)
+	case f.lockTimeout > 0:
+		props.Set(write.KeyLockWaitTime, strconv.FormatInt(max(f.lockTimeout.Milliseconds(), 1), 10))
 	}
 	return write.ParseSettings(props)
 }
@@ -125,8 +135,14 @@ func newWriteCommand(io streams, spec writeCommandSpec) *cobra.Command {
 FILE is JSON lines (the default), CSV with a header line, or Parquet; "-" or
 no FILE reads standard input. --props and --set take Hudi's write settings
 (hoodie.parquet.max.file.size, hoodie.parquet.small.file.limit,
-hoodie.parquet.compression.codec...). The commit's instant time is printed
-as the last line of standard output; a write that commits nothing prints none.`,
+hoodie.parquet.compression.codec...); a setting Hoodie does not honour but
+that would change the write, an unknown hoodie.* key and an impossible value
+are refused before anything is written (docs/cli.md lists them). The commit's
+instant time is printed as the last line of standard output; a write that
+commits nothing prints none.
+
+A write waits for another writer's lock on the table, saying after a second
+whom it waits for; --lock-timeout bounds the wait (exit 1, nothing written).`,
 		Example: spec.example,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
@@ -188,7 +204,13 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 	if err != nil {
 		return err
 	}
-	opts := write.Options{Settings: settings}
+	opts := write.Options{Settings: settings, LockWaiting: func(holder *storage.LockHolder) {
+		who := "another writer"
+		if holder != nil {
+			who = holder.String()
+		}
+		fmt.Fprintf(io.err, "hoodiectl: waiting for the table's lock, held by %s\n", who)
+	}}
 	if hook, err := validate.FromSettings(settings.Props); err != nil {
 		return err
 	} else if hook != nil {
@@ -211,7 +233,7 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 		return fmt.Errorf("%s: %w; nothing was committed", op, err)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(io.err, "hoodiectl: warning: %v\n", w)
+		fmt.Fprintln(io.err, errorLine(fmt.Errorf("warning: %w", w)))
 	}
 	printWriteSummary(io.err, res)
 	if res.Instant != "" {

@@ -14,7 +14,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 )
@@ -66,21 +70,118 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	return execute(ctx, root, stderr)
+}
+
+// execute runs the command line root was given and returns its exit
+// status. An error, a panic included, is one line on stderr (see
+// errorLine).
+func execute(ctx context.Context, root *cobra.Command, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintln(stderr, errorLine(fmt.Errorf("internal error: %v (at %s); please report it", p, panicSite())))
+			code = exitError
+		}
+	}()
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "hoodiectl: %v\n", err)
 	var usage *usageError
 	var refused *refusedError
 	switch {
 	case errors.As(err, &usage):
-		fmt.Fprintf(stderr, "Run 'hoodiectl --help' for usage.\n")
+		fmt.Fprintln(stderr, errorLine(fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())))
 		return exitUsage
 	case errors.As(err, &refused):
+		fmt.Fprintln(stderr, errorLine(err))
 		return exitRefused
 	default:
+		fmt.Fprintln(stderr, errorLine(err))
 		return exitError
+	}
+}
+
+// maxErrorLen bounds the length in bytes of the message of an error line.
+const maxErrorLen = 480
+
+// errorLine renders err as hoodiectl prints an error: "hoodiectl: ", then
+// its message on one line (a multi-line message, such as DuckDB's with its
+// caret under the query, is joined). A message longer than maxErrorLen has
+// its long bracketed parts, such as a nested type or value printed whole,
+// summarized as "{…}", then, if still too long, its middle cut.
+func errorLine(err error) string {
+	var parts []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if line = strings.TrimSpace(line); strings.Trim(line, "^~ ") != "" {
+			parts = append(parts, line)
+		}
+	}
+	msg := strings.Join(parts, " ")
+	if len(msg) > maxErrorLen {
+		msg = summarizeBrackets(msg, 40)
+	}
+	if len(msg) > maxErrorLen {
+		head, tail := maxErrorLen*3/4, maxErrorLen/4
+		for !utf8.RuneStart(msg[head]) {
+			head--
+		}
+		for !utf8.RuneStart(msg[len(msg)-tail]) {
+			tail--
+		}
+		msg = fmt.Sprintf("%s … (%d bytes left out) … %s", msg[:head], len(msg)-head-tail, msg[len(msg)-tail:])
+	}
+	return "hoodiectl: " + msg
+}
+
+// summarizeBrackets replaces the inside of every outermost (), [] or {}
+// longer than limit bytes with "…". Unbalanced brackets are left alone.
+func summarizeBrackets(msg string, limit int) string {
+	var b strings.Builder
+	var stack []byte
+	open := -1 // where the outermost open bracket is
+	last := 0  // msg[:last] is in b
+	for i := 0; i < len(msg); i++ {
+		switch c := msg[i]; c {
+		case '(', '[', '{':
+			if len(stack) == 0 {
+				open = i
+			}
+			stack = append(stack, map[byte]byte{'(': ')', '[': ']', '{': '}'}[c])
+		case ')', ']', '}':
+			if len(stack) == 0 || stack[len(stack)-1] != c {
+				return msg
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 && i-open-1 > limit {
+				b.WriteString(msg[last : open+1])
+				b.WriteString("…")
+				last = i
+			}
+		}
+	}
+	if len(stack) > 0 {
+		return msg
+	}
+	b.WriteString(msg[last:])
+	return b.String()
+}
+
+// panicSite is where the panic being recovered was raised: file:line of
+// the first function below runtime.gopanic that is not the runtime's.
+func panicSite() string {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	panicking := false
+	for {
+		f, more := frames.Next()
+		if panicking && !strings.HasPrefix(f.Function, "runtime.") {
+			return fmt.Sprintf("%s:%d", filepath.Base(f.File), f.Line)
+		}
+		panicking = panicking || f.Function == "runtime.gopanic"
+		if !more {
+			return "an unknown place"
+		}
 	}
 }
 
@@ -109,6 +210,7 @@ nothing committed, 2 a wrong command line, 3 any other error.`,
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkInstantFlags(cmd) }
 	root.AddCommand(
 		newInitCommand(io),
 		newTimelineCommand(io),
@@ -130,6 +232,21 @@ nothing committed, 2 a wrong command line, 3 any other error.`,
 	}
 	silence(root)
 	return root
+}
+
+// instantFlags are the flags of every command that take an instant.
+var instantFlags = []string{"as-of", "begin", "end"}
+
+// checkInstantFlags refuses an instant flag given empty: an unset shell
+// variable ($T in --as-of "$T") must not read the latest snapshot or the
+// whole table instead of the one asked for.
+func checkInstantFlags(cmd *cobra.Command) error {
+	for _, name := range instantFlags {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
+			return usagef("--%s is empty: give an instant (yyyyMMddHHmmssSSS, \"yyyy-MM-dd HH:mm:ss\", yyyy-MM-dd) or leave the flag out", name)
+		}
+	}
+	return nil
 }
 
 // exactArgs is cobra.ExactArgs returning a usage error.
