@@ -188,7 +188,9 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 	if err != nil {
 		return err
 	}
-	opts := write.Options{Settings: settings}
+	opts := write.Options{Settings: settings, Notify: func(err error) {
+		fmt.Fprintf(io.err, "hoodiectl: warning: %v\n", err)
+	}}
 	if hook, err := validate.FromSettings(settings.Props); err != nil {
 		return err
 	} else if hook != nil {
