@@ -180,7 +180,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	err := mon.run(func() error {
 		db, err := pebble.Open(dir, po)
 		if err != nil {
-			if pebble.IsCorruptionError(err) {
+			if mon.locked() {
+				// Not a folder Pebble could not lock or find: a store
+				// it cannot read back (a damaged manifest, a file gone).
 				return mon.fail(err)
 			}
 			return fmt.Errorf("open index %s: %w", dir, err)

@@ -45,11 +45,12 @@ func newMonitor(logger pebble.Logger) *monitor {
 }
 
 // fail records err as the store's failure, unless one is recorded already,
-// and returns the recorded failure, which wraps ErrBroken and does not
-// name the index.
+// and returns the recorded failure, which wraps ErrBroken and err, does
+// not name the index, and is one line long (Pebble's messages may list
+// several problems, one a line).
 func (m *monitor) fail(err error) error {
 	m.once.Do(func() {
-		m.err = fmt.Errorf("%w: %w", ErrBroken, err)
+		m.err = fmt.Errorf("%w: %w", ErrBroken, &fatalError{msg: strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " "), cause: err})
 		close(m.failed)
 		m.lockMu.Lock()
 		if m.lock != nil {
@@ -59,6 +60,13 @@ func (m *monitor) fail(err error) error {
 	})
 	<-m.failed
 	return m.err
+}
+
+// locked reports whether the store's folder lock was taken.
+func (m *monitor) locked() bool {
+	m.lockMu.Lock()
+	defer m.lockMu.Unlock()
+	return m.lock != nil
 }
 
 // failure returns the store's failure, or nil.
