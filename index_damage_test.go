@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/index"
+	"github.com/hoodie-dev/hoodie/internal/damage"
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
@@ -30,7 +30,7 @@ func TestIndexDamagedAtRandomBytes(t *testing.T) {
 	tt := newTripsTable(t, dir)
 	indexDir := tt.t.IndexDir()
 	pristine := t.TempDir()
-	copyFiles(t, indexDir, pristine)
+	damage.CopyFiles(t, indexDir, pristine)
 
 	keys := []string{tt.live[0].UUID, tt.live[len(tt.live)/2].UUID, tt.moved.UUID, tt.deleted.UUID, "00000000-0000-4000-8000-000000000000"}
 	where := "uuid IN ('" + strings.Join(keys, "', '") + "')"
@@ -50,8 +50,8 @@ func TestIndexDamagedAtRandomBytes(t *testing.T) {
 		if err := os.RemoveAll(indexDir); err != nil {
 			t.Fatal(err)
 		}
-		copyFiles(t, pristine, indexDir)
-		what := flipRandomBit(t, rng, indexDir)
+		damage.CopyFiles(t, pristine, indexDir)
+		what := damage.FlipRandomBit(t, rng, indexDir)
 		what = fmt.Sprintf("seed %d, %s", seed, what)
 
 		if got, _ := scanKeys(t, tt.t, read.Options{Where: where}); !slices.Equal(got, want) {
@@ -87,55 +87,6 @@ func TestIndexDamagedAtRandomBytes(t *testing.T) {
 		got, stats := scanKeys(t, tt.t, read.Options{Where: where})
 		if !slices.Equal(got, want) || stats.KeysLocated != len(keys) {
 			t.Fatalf("%s: after the rebuild the key filter read %v (%d keys located), want %v from the index", what, got, stats.KeysLocated, want)
-		}
-	}
-}
-
-// flipRandomBit flips one bit of a random byte of a random non-empty file
-// in dir, and says where.
-func flipRandomBit(t *testing.T, rng *rand.Rand, dir string) string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var files []string
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.Size() > 0 {
-			files = append(files, e.Name())
-		}
-	}
-	name := files[rng.IntN(len(files))]
-	path := filepath.Join(dir, name)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := rng.IntN(len(data))
-	data[at] ^= 1 << rng.IntN(8)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("bit flipped in %s at byte %d of %d", name, at, len(data))
-}
-
-// copyFiles copies the files of folder src into folder dst.
-func copyFiles(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.MkdirAll(dst, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
-			t.Fatal(err)
 		}
 	}
 }

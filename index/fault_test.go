@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -16,6 +15,8 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 	"github.com/google/uuid"
+
+	"github.com/hoodie-dev/hoodie/internal/damage"
 )
 
 // history is an index written through several commits, and what it held
@@ -134,26 +135,6 @@ func oneLine(t *testing.T, what string, err error) {
 	}
 }
 
-// copyDir copies the files of folder src into a new folder.
-func copyDir(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dst
-}
-
 // checkAgainst reads every key of h from ix, with Tag and with Scan, and
 // fails the test unless each read either fails with a one-line error or
 // returns exactly what the index held at its watermark: a damaged index
@@ -213,28 +194,9 @@ func TestCorruptionAtRandomBytes(t *testing.T) {
 	}
 	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 16))
-		dir := copyDir(t, h.dir)
-		var files []string
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if info, err := e.Info(); err == nil && info.Size() > 0 {
-				files = append(files, e.Name())
-			}
-		}
-		name := files[rng.IntN(len(files))]
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		at := rng.IntN(len(data))
-		data[at] ^= 1 << rng.IntN(8)
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		what := fmt.Sprintf("seed %d, bit flipped in %s at byte %d of %d", seed, name, at, len(data))
+		dir := t.TempDir()
+		damage.CopyFiles(t, h.dir, dir)
+		what := fmt.Sprintf("seed %d, %s", seed, damage.FlipRandomBit(t, rng, dir))
 
 		if ix, err := Open(ctx, dir, testOptions); err != nil {
 			oneLine(t, what, err)
