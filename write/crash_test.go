@@ -44,8 +44,10 @@ func equalData(a, b map[string]string) bool {
 	return true
 }
 
-// verifyIndex checks that the table's index, caught up, matches its snapshot.
-func verifyIndex(t *testing.T, fsys storage.FS, indexDir string) {
+// verifyIndex checks that the table's index, caught up, matches its
+// snapshot. tableID is the id its writers gave it: with another, the index
+// would read as stale and be rebuilt first.
+func verifyIndex(t *testing.T, fsys storage.FS, indexDir, tableID string) {
 	t.Helper()
 	ctx := context.Background()
 	cfg, err := storage.LoadTableConfig(ctx, fsys)
@@ -56,11 +58,14 @@ func verifyIndex(t *testing.T, fsys storage.FS, indexDir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx, err := index.Open(ctx, indexDir, index.Options{TableName: cfg.Name, TableID: indexDir})
+	idx, err := index.Open(ctx, indexDir, index.Options{TableName: cfg.Name, TableID: tableID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer idx.Close()
+	if err := idx.Stale(); err != nil {
+		t.Fatalf("the index its writers left is stale: %v", err)
+	}
 	if err := SyncIndex(ctx, fsys, tl, idx); err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +208,7 @@ func TestWriteCrashAtEveryStep(t *testing.T) {
 					if entries, _ := mem.ReadDir(ctx, storage.TempFolder); len(entries) != 0 {
 						t.Fatalf("step %d: markers left: %v", failAt, entries)
 					}
-					verifyIndex(t, mem, dir)
+					verifyIndex(t, mem, dir, dir)
 				}
 			})
 		}
@@ -268,7 +273,7 @@ func TestWriteKilled(t *testing.T) {
 	if tl.Pending().Len() != 0 {
 		t.Errorf("pending instants after the next write: %v", tl.Pending().Instants())
 	}
-	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"))
+	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
 }
 
 // childBatch is how many new records each write of the killed child adds.

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"testing"
 
+	"github.com/hoodie-dev/hoodie/internal/damage"
 	"github.com/hoodie-dev/hoodie/storage"
 )
 
@@ -46,7 +49,9 @@ type modelRow struct {
 // TestRandomWorkloads runs random inserts, upserts, deletes and soft deletes
 // against a table and a map that applies the contract's rules, comparing
 // the latest snapshot after every write and random past snapshots (time
-// travel) along the way.
+// travel) along the way. Before a write in four, one bit flips at a random
+// byte of a random file of the record index: the index is a cache, and
+// the write must do just what it would have done.
 func TestRandomWorkloads(t *testing.T) {
 	for _, mode := range []storage.MergeMode{storage.MergeEventTime, storage.MergeCommitTime} {
 		for seed := uint64(1); seed <= 3; seed++ {
@@ -129,6 +134,11 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 		for _, r := range rows {
 			in.Rows = append(in.Rows, []any{r.key, r.ts, r.rider, r.fare, r.partition, r.deleted})
 		}
+		if indexDir := filepath.Join(tt.dir, ".hoodie", ".index"); step > 0 && rng.IntN(4) == 0 {
+			if _, err := os.Stat(indexDir); err == nil {
+				damage.FlipRandomBit(t, rng, indexDir)
+			}
+		}
 		res, err := tt.w.Write(context.Background(), op, in)
 		want, wantErr := applyModel(model, op, mode, rows)
 		if wantErr {
@@ -163,6 +173,7 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 	for _, in := range instants {
 		checkSnapshot(t, "as of "+in, snapshot(t, tt.fsys, in), history[in], populateMeta)
 	}
+	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
 }
 
 // applyModel returns the model after op, with records written by the op
