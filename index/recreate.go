@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -31,6 +32,7 @@ func Recreate(ctx context.Context, dir string, opts Options, watermark string, d
 		return fmt.Errorf("recreate index %s: the options are read-only", dir)
 	}
 	fsys := opts.fileSystem()
+	dir = filepath.Clean(dir) // the folders beside it are named after it
 	fresh, old := dir+newSuffix, dir+oldSuffix
 	if err := errors.Join(fsys.RemoveAll(fresh), fsys.RemoveAll(old)); err != nil {
 		return fmt.Errorf("recreate index %s: remove what an earlier one left: %w", dir, err)

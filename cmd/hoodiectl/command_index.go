@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -44,7 +45,7 @@ says so on standard error.`,
 	verify := newIndexSubcommand("verify", "Compare the record index with the latest snapshot",
 		func(ctx context.Context, t *hoodie.Table, path string) error {
 			report, err := t.VerifyIndex(ctx)
-			if errors.Is(err, index.ErrBroken) {
+			if errors.Is(err, index.ErrBroken) && !errors.Is(err, syscall.ENOSPC) {
 				return fmt.Errorf("verify the index of %s: %w; run hoodiectl index rebuild %s", path, err, path)
 			}
 			if err != nil {
