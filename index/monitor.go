@@ -311,8 +311,8 @@ func (f fencedFS) Lock(name string) (io.Closer, error) {
 	return once, nil
 }
 
-// fencedFile is a file of a fencedFS: a write or sync that fails is the
-// store's failure, and none happens after it.
+// fencedFile is a file of a fencedFS: a write, sync or close that fails is
+// the store's failure, and no write or sync happens after it.
 type fencedFile struct {
 	vfs.File
 	mon *monitor
@@ -355,6 +355,13 @@ func (f fencedFile) SyncTo(length int64) (bool, error) {
 	full, err := f.File.SyncTo(length)
 	f.mon.stopAt(err)
 	return full, nil
+}
+
+// Close closes the file, even after the failure; a file system may report
+// a full disk only there.
+func (f fencedFile) Close() error {
+	f.mon.stopAt(f.File.Close())
+	return nil
 }
 
 // onceCloser closes c at its first Close only.
