@@ -160,7 +160,30 @@ func (t *Table) Write(ctx context.Context, op write.Operation, in *write.Input, 
 // WithIndex runs fn with the table's record index open and the timeline
 // loaded, holding the writer lock: the index belongs to the writer. The
 // index is as the last write left it; write.SyncIndex catches it up.
-func (t *Table) WithIndex(ctx context.Context, fn func(idx *index.Index, tl *timeline.Timeline) error) (err error) {
+func (t *Table) WithIndex(ctx context.Context, fn func(idx *index.Index, tl *timeline.Timeline) error) error {
+	return t.asWriter(ctx, func(opts index.Options, tl *timeline.Timeline) (err error) {
+		idx, err := index.Open(ctx, t.indexDir, opts)
+		if err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, idx.Close()) }()
+		return fn(idx, tl)
+	})
+}
+
+// RebuildIndex builds the record index anew from the latest snapshot,
+// holding the writer lock. It never opens the old index, so it repairs
+// any: the new index is built beside it and put in its place (see
+// index.Recreate).
+func (t *Table) RebuildIndex(ctx context.Context) error {
+	return t.asWriter(ctx, func(opts index.Options, tl *timeline.Timeline) error {
+		return write.RecreateIndex(ctx, t.fsys, tl, t.indexDir, opts)
+	})
+}
+
+// asWriter runs fn holding the writer lock, with the options of the
+// table's record index and the timeline loaded.
+func (t *Table) asWriter(ctx context.Context, fn func(opts index.Options, tl *timeline.Timeline) error) (err error) {
 	unlock, err := storage.Lock(ctx, t.fsys, storage.LockFile, storage.LockOptions{})
 	if err != nil {
 		return err
@@ -170,19 +193,7 @@ func (t *Table) WithIndex(ctx context.Context, fn func(idx *index.Index, tl *tim
 	if err != nil {
 		return err
 	}
-	idx, err := index.Open(ctx, t.indexDir, index.Options{TableName: cfg.Name, TableID: t.path})
-	if err != nil {
-		return err
-	}
-	defer func() { err = errors.Join(err, idx.Close()) }()
-	return fn(idx, tl)
-}
-
-// RebuildIndex rebuilds the record index from the latest snapshot.
-func (t *Table) RebuildIndex(ctx context.Context) error {
-	return t.WithIndex(ctx, func(idx *index.Index, tl *timeline.Timeline) error {
-		return write.RebuildIndex(ctx, t.fsys, tl, idx)
-	})
+	return fn(index.Options{TableName: cfg.Name, TableID: t.path}, tl)
 }
 
 // VerifyIndex compares the record index, caught up to the timeline, with

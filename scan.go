@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
@@ -34,8 +33,8 @@ func (t *Table) Scan(ctx context.Context, opts read.Options) (*read.Scan, error)
 // meanwhile waits those milliseconds). When a writer holds the lock, when
 // there is no index, or when the index is stale, at another instant than
 // the scan's snapshot or made from other files than the snapshot's (see
-// index.Index.ViewDigest), it declines and the scan falls back to the
-// footers.
+// index.Index.ViewDigest), or when it cannot be opened or read (a damaged
+// store), it declines and the scan falls back to the footers.
 type indexLocator struct {
 	table *Table
 	name  string // the table name the index was made for
@@ -69,7 +68,9 @@ func (l *indexLocator) LocateKeys(ctx context.Context, view *read.View, keys []s
 	}
 	matches, err := idx.Tag(ctx, keys)
 	if err != nil {
-		return nil, false, fmt.Errorf("table %s: %w", l.table.path, err)
+		// A damaged index, found as its tables are read: the footers
+		// answer, and the next write rebuilds it.
+		return nil, false, ctx.Err()
 	}
 	locs = make([]read.KeyLocation, matches.Len())
 	for i, m := range matches.All() {

@@ -185,19 +185,19 @@ func (ix *Index) dropPrepared() error {
 // removes their tables. The caller holds writeMu.
 func (p *Prepared) discard() error {
 	p.ix.dict.rollback(p.first)
-	return removeTables(p.tables)
+	return removeTables(p.ix.fs, p.tables)
 }
 
 // commit writes the prepared changes, digest and the watermark in one
 // synced batch.
 func (ix *Index) commit(ctx context.Context, p *Prepared, digest []byte) error {
 	b := ix.db.NewBatch()
-	defer b.Close()
 	if err := ix.batchChanges(ctx, b, p, digest); err != nil {
+		_ = b.Close()
 		return err
 	}
 	return ix.publish(p.instant, digest, func() error {
-		if err := b.Commit(pebble.Sync); err != nil {
+		if err := ix.mon.commit(b, pebble.Sync); err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
 		return nil

@@ -19,7 +19,6 @@
 //	'm' + name                    -> value        metadata
 //	'r' + record key              -> uvarint id   records
 //	'u' + 16 bytes                -> uvarint id   records whose key is a UUID
-//	'v' + a record's Pebble key   -> location     Verify's scratch space
 //
 // A record key that is a UUID in canonical form (36 characters: lowercase
 // hex digits in groups of 8, 4, 4, 4 and 12 joined by dashes, a common form
@@ -168,9 +167,10 @@
 // (0.8 s against 0.9 s to 9 s for 1M records, the ingested tables
 // overlapping in L0) and kept, being no slower and much simpler.
 //
-// Verify stages the snapshot under 'v' in unsynced batches and deletes it
-// when done; a crash leaves records there that no read looks at, and the
-// next Verify or Rebuild deletes them.
+// Verify writes nothing: it compares the index with the snapshot one key
+// range at a time, holding at most about 1M of the snapshot's records in
+// memory. (Earlier versions staged the snapshot under 'v'; a crash could
+// leave records there, which no read looks at and Rebuild deletes.)
 //
 // # Ingestion
 //
@@ -195,6 +195,32 @@
 // and forced memtable flush cost more than the batch saves, hence the
 // threshold of 64k changes. The bottom-level layout did not change the
 // speed of Tag.
+//
+// # Failures
+//
+// The index is a cache of the timeline: nothing about it may stop a
+// process, hold a table's lock for good, or keep a table's data from being
+// read or written. Pebble, made for servers that restart, treats a write
+// it cannot complete in its log or manifest (a full disk) and corruption
+// it finds as fatal to the process: it exits through its logger, panics,
+// or retries a failed flush forever while writes wait. An index watches
+// its store for all of these (see monitor): the first one, or a
+// corruption error Pebble returns, makes the index fail every later use
+// with an error wrapping ErrBroken, one line long; the Pebble goroutine
+// that met it stops for good, its folder lock is released, and Pebble may
+// change no file of the folder any more. Nothing is printed unless
+// Options.Logger is set. Recreate then builds a new index beside the
+// folder and puts it in its place, without opening the old one; the
+// caller decides when (Hoodie's writer does at once and says so; a reader
+// falls back to the files' footers). A store abandoned this way keeps
+// some memory and goroutines until the process exits.
+//
+// A flipped bit in any file of the store is caught by Pebble's checksums
+// (of blocks, log records, manifest records) or by the decoding of its
+// options: an index that opens and reads returns what it held as of its
+// watermark, or an error, never another record's location. A log whose
+// tail does not check is cut there, as after a crash: the index then
+// holds an earlier watermark, which the caller catches up on.
 //
 // # Staleness
 //

@@ -10,6 +10,13 @@ var (
 	// with Rebuild.
 	ErrStale = errors.New("index is stale and must be rebuilt")
 
+	// ErrBroken reports an index whose store failed: a file of it does not
+	// read back as written (corruption), Pebble panicked, or a write to it
+	// failed where Pebble cannot go on (a full disk). The index then fails
+	// every use with the same error; the caller closes it and rebuilds it
+	// with Recreate, which does not read the old store.
+	ErrBroken = errors.New("index store failed")
+
 	// ErrOutOfOrder reports an Apply whose instant is older than the
 	// watermark.
 	ErrOutOfOrder = errors.New("instant is older than the index watermark")

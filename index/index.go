@@ -11,6 +11,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // formatVersion is the version of the layout described in the package doc.
@@ -65,8 +66,9 @@ type Options struct {
 	// goroutine and a single iterator.
 	TagWorkers int
 
-	// Logger receives Pebble's log lines. Nil drops informational lines and
-	// passes errors to Pebble's default logger.
+	// Logger receives Pebble's log lines. Nil drops them: the failures
+	// among them come back as errors (see ErrBroken). Its Fatalf is never
+	// called.
 	Logger pebble.Logger
 
 	// ReadOnly opens an existing index for lookups only: Open fails when
@@ -79,6 +81,18 @@ type Options struct {
 	// ingestMin overrides defaultIngestMin when positive, so that tests can
 	// send small change sets through either path of Apply.
 	ingestMin int
+
+	// fs is the file system of the store, vfs.Default when nil; tests
+	// inject failures through it.
+	fs vfs.FS
+}
+
+// fileSystem returns the file system of the store.
+func (o *Options) fileSystem() vfs.FS {
+	if o.fs == nil {
+		return vfs.Default
+	}
+	return o.fs
 }
 
 // Index is a record-key index stored in one Pebble folder. It is safe for
@@ -87,8 +101,10 @@ type Options struct {
 // with a writer; the writers (Apply, Rebuild, Verify) run one at a time.
 type Index struct {
 	dir        string
+	fs         vfs.FS
 	db         *pebble.DB
-	table      []byte // appendPair(TableName, TableID)
+	mon        *monitor // the store's failure, once it has failed
+	table      []byte   // appendPair(TableName, TableID)
 	tagWorkers int
 	readOnly   bool
 	ingestMin  int                   // see defaultIngestMin
@@ -132,18 +148,18 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	case opts.CacheSize < 0 || opts.TagWorkers < 0:
 		return nil, fmt.Errorf("open index %s: negative cache size or tag workers", dir)
 	}
+	mon := newMonitor(opts.Logger)
 	po := &pebble.Options{
 		FormatMajorVersion: pebble.FormatNewest,
 		CacheSize:          opts.CacheSize,
-		Logger:             opts.Logger,
+		FS:                 fencedFS{FS: opts.fileSystem(), mon: mon},
+		Logger:             mon,
+		EventListener:      mon.listener(),
 		ReadOnly:           opts.ReadOnly,
 		ErrorIfNotExists:   opts.ReadOnly,
 	}
 	if po.CacheSize == 0 {
 		po.CacheSize = DefaultCacheSize
-	}
-	if po.Logger == nil {
-		po.Logger = quietLogger{}
 	}
 	for i := range po.Levels {
 		po.Levels[i].BlockSize = blockSize
@@ -160,12 +176,44 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	// With the defaults filled in, po also describes the tables Apply
 	// writes to ingest.
 	po.EnsureDefaults()
-	db, err := pebble.Open(dir, po)
-	if err != nil {
-		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	var ix *Index
+	err := mon.run(func() error {
+		db, err := pebble.Open(dir, po)
+		if err != nil {
+			if mon.locked() {
+				// Not a folder Pebble could not lock or find: a store
+				// it cannot read back (a damaged manifest, a file gone).
+				return mon.fail(err)
+			}
+			return fmt.Errorf("open index %s: %w", dir, err)
+		}
+		ix = newIndex(dir, db, mon, opts, po)
+		err = ix.load()
+		if err == nil && !ix.readOnly {
+			if err = removeLeftTables(ix.fs, dir); err != nil {
+				err = ix.errorf("open: %w", err)
+			}
+		}
+		if err != nil && mon.failure() == nil {
+			_ = db.Close()
+		}
+		return err
+	})
+	if err != nil && err == mon.failure() {
+		err = fmt.Errorf("open index %s: %w", dir, err)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// newIndex returns the index of the store db, opened with po.
+func newIndex(dir string, db *pebble.DB, mon *monitor, opts Options, po *pebble.Options) *Index {
 	ix := &Index{
 		dir:        dir,
+		fs:         opts.fileSystem(),
+		mon:        mon,
 		readOnly:   opts.ReadOnly,
 		db:         db,
 		table:      appendPair(nil, opts.TableName, opts.TableID),
@@ -180,17 +228,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Index, error) {
 	if ix.ingestMin <= 0 {
 		ix.ingestMin = defaultIngestMin
 	}
-	err = ix.load()
-	if err == nil && !ix.readOnly {
-		if err = removeLeftTables(dir); err != nil {
-			err = ix.errorf("open: %w", err)
-		}
-	}
-	if err != nil {
-		_ = db.Close()
-		return nil, err
-	}
-	return ix, nil
+	return ix
 }
 
 // load reads the metadata and the dictionary, initializing a new store and
@@ -305,7 +343,7 @@ func (ix *Index) get(key []byte) ([]byte, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, ix.errorf("read %q: %w", key, err)
+		return nil, ix.errorf("read %q: %w", key, ix.mon.check(err))
 	}
 	v = bytes.Clone(v)
 	if err := closer.Close(); err != nil {
@@ -328,6 +366,9 @@ func (ix *Index) usable() error {
 	if ix.closed {
 		return ix.errorf("%w", ErrClosed)
 	}
+	if err := ix.mon.failure(); err != nil {
+		return err
+	}
 	return ix.stale
 }
 
@@ -339,6 +380,12 @@ func (ix *Index) setStale(err error) {
 }
 
 // Close closes the index. The index must not be in use.
+//
+// Closing an index whose store failed (ErrBroken) does not wait for the
+// store: Pebble may hold its locks in a goroutine that never returns. The
+// store's lock on its folder was released at the failure, and it can no
+// longer create or remove files (see monitor), so Open and Recreate may
+// use the folder at once.
 func (ix *Index) Close() error {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
@@ -348,7 +395,17 @@ func (ix *Index) Close() error {
 		return ix.errorf("close: %w", ErrClosed)
 	}
 	ix.closed = true
-	err := errors.Join(ix.dropPrepared(), ix.db.Close())
+	err := ix.dropPrepared()
+	if ix.mon.failure() != nil {
+		// Stops Pebble's retries, unless a goroutine of it holds its
+		// locks for good.
+		go func() {
+			defer func() { _ = recover() }()
+			_ = ix.db.Close()
+		}()
+	} else {
+		err = errors.Join(err, ix.mon.run(ix.db.Close))
+	}
 	if err != nil {
 		return ix.errorf("close: %w", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
@@ -46,7 +46,7 @@ func (ix *Index) ingest(ctx context.Context, p *Prepared, digest []byte) (err er
 	path := ix.tablePath(0)
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, removeTables([]string{path}))
+			err = errors.Join(err, removeTables(ix.fs, []string{path}))
 		}
 	}()
 	err = ix.writeTable(path, func(w *sstable.Writer) error {
@@ -69,7 +69,7 @@ func (ix *Index) ingest(ctx context.Context, p *Prepared, digest []byte) (err er
 		return err
 	}
 	return ix.publish(p.instant, digest, func() error {
-		if err := ix.db.Ingest(ctx, append([]string{path}, p.tables...)); err != nil {
+		if err := ix.mon.run(func() error { return ix.db.Ingest(ctx, append([]string{path}, p.tables...)) }); err != nil {
 			return fmt.Errorf("ingest: %w", err)
 		}
 		return nil
@@ -112,7 +112,7 @@ func (ix *Index) writeRecordTables(ctx context.Context, rs *sortedRecords) (path
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, errors.Join(err, removeTables(paths))
+		return nil, errors.Join(err, removeTables(ix.fs, paths))
 	}
 	return paths, nil
 }
@@ -140,13 +140,13 @@ func (rs *sortedRecords) splits(k int) [][]byte {
 
 // tablePath returns the path of the i-th table an Apply ingests.
 func (ix *Index) tablePath(i int) string {
-	return filepath.Join(ix.dir, fmt.Sprintf("%s%d.sst", ingestPrefix, i))
+	return ix.fs.PathJoin(ix.dir, fmt.Sprintf("%s%d.sst", ingestPrefix, i))
 }
 
 // writeTable creates the table at path, calls fill to add its entries in key
 // order, and finishes it, synced, as Pebble requires of a table to ingest.
 func (ix *Index) writeTable(path string, fill func(w *sstable.Writer) error) error {
-	f, err := vfs.Default.Create(path, vfs.WriteCategoryUnspecified)
+	f, err := ix.fs.Create(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
@@ -155,16 +155,16 @@ func (ix *Index) writeTable(path string, fill func(w *sstable.Writer) error) err
 	// Close finishes the table even after a failure: that closes the file,
 	// which the caller then removes.
 	if cerr := w.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("write table %s: %w", filepath.Base(path), cerr)
+		err = fmt.Errorf("write table %s: %w", ix.fs.PathBase(path), cerr)
 	}
 	return err
 }
 
 // removeTables removes the tables at paths that exist.
-func removeTables(paths []string) error {
+func removeTables(fsys vfs.FS, paths []string) error {
 	var errs []error
 	for _, p := range paths {
-		if err := vfs.Default.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := fsys.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("remove table: %w", err))
 		}
 	}
@@ -174,10 +174,16 @@ func removeTables(paths []string) error {
 // removeLeftTables removes from dir the tables an Apply wrote and did not
 // ingest or remove, because the process stopped. The caller holds Pebble's
 // lock on dir, so no Apply is under way.
-func removeLeftTables(dir string) error {
-	paths, err := filepath.Glob(filepath.Join(dir, ingestPrefix+"*"))
+func removeLeftTables(fsys vfs.FS, dir string) error {
+	names, err := fsys.List(dir)
 	if err != nil {
 		return fmt.Errorf("list tables left by an interrupted apply: %w", err)
 	}
-	return removeTables(paths)
+	var paths []string
+	for _, name := range names {
+		if strings.HasPrefix(name, ingestPrefix) {
+			paths = append(paths, fsys.PathJoin(dir, name))
+		}
+	}
+	return removeTables(fsys, paths)
 }

@@ -12,7 +12,6 @@ const (
 	nsMeta   byte = 'm' // 'm' + name -> metadata value
 	nsRecord byte = 'r' // 'r' + record key -> uvarint file-group id
 	nsUUID   byte = 'u' // 'u' + 16 bytes of a UUID record key -> uvarint file-group id
-	nsVerify byte = 'v' // 'v' + a record's Pebble key -> encoded Location (Verify's scratch space)
 )
 
 // Metadata keys.

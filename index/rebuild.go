@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -62,31 +61,33 @@ func (ix *Index) RebuildDigest(ctx context.Context, watermark string, digest []b
 		err = ix.setMeta(b, "", []byte(watermark))
 	}
 	if err == nil {
-		err = b.Commit(pebble.Sync)
+		err = ix.mon.commit(b, pebble.Sync)
+	} else {
+		_ = b.Close()
 	}
-	_ = b.Close()
 	if err != nil {
 		return ix.errorf("rebuild: start: %w", err)
 	}
 
 	var p putter
-	l := loader{db: ix.db, ctx: ctx, put: func(b *pebble.Batch, key string, loc Location) error {
+	l := loader{db: ix.db, mon: ix.mon, ctx: ctx, put: func(b *pebble.Batch, key string, loc Location) error {
 		return p.put(b, ix.dict, key, loc)
 	}}
 	if err := l.run(scan); err != nil {
 		return ix.errorf("rebuild: scan: %w", err)
 	}
 	b = l.batch()
-	defer b.Close()
 	if err := ix.setMeta(b, watermark, nil); err != nil {
+		_ = b.Close()
 		return err
 	}
 	if err := b.Set(metaView, storedDigest(digest), nil); err != nil {
+		_ = b.Close()
 		return ix.errorf("rebuild: finish: %w", err)
 	}
 	ix.stateMu.Lock()
 	defer ix.stateMu.Unlock()
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := ix.mon.commit(b, pebble.Sync); err != nil {
 		return ix.errorf("rebuild: finish: %w", err)
 	}
 	ix.stale, ix.watermark, ix.viewDigest, ix.visible = nil, watermark, keptDigest(digest), ix.dict.locs
@@ -99,6 +100,7 @@ func (ix *Index) RebuildDigest(ctx context.Context, watermark string, digest []b
 // records need no durability.
 type loader struct {
 	db  *pebble.DB
+	mon *monitor
 	ctx context.Context
 	// put adds one record, already checked, to a batch.
 	put func(b *pebble.Batch, key string, loc Location) error
@@ -152,7 +154,7 @@ func (l *loader) load(key string, loc Location) error {
 		return nil
 	}
 	l.b = nil
-	return errors.Join(b.Commit(pebble.NoSync), b.Close())
+	return l.mon.commit(b, pebble.NoSync)
 }
 
 // batch returns the batch being filled.

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -35,28 +36,46 @@ func (ix *Index) Count(ctx context.Context) (int64, error) {
 
 // records calls fn at every record of the index, with the locations that
 // resolve its file-group ids.
+//
+// The walk runs on a goroutine of its own (see monitor.run): a store found
+// damaged returns at once, and fn is never called after records returns.
 func (ix *Index) records(ctx context.Context, fn func(it *pebble.Iterator, locs []Location) error) error {
 	if err := ctx.Err(); err != nil {
 		return ix.errorf("scan: %w", err)
 	}
-	lower, upper := recordSpan()
-	it, locs, err := ix.newIter(ctx, &pebble.IterOptions{LowerBound: lower, UpperBound: upper})
-	if err != nil {
-		return ix.errorf("scan: %w", err)
-	}
-	n := 0
-	for valid := it.First(); valid; valid = it.Next() {
-		if n%checkEvery == 0 {
-			if err = ctx.Err(); err != nil {
+	var mu sync.Mutex // held while fn runs
+	returned := false
+	err := ix.mon.run(func() error {
+		lower, upper := recordSpan()
+		it, locs, err := ix.newIter(ctx, &pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+		if err != nil {
+			return err
+		}
+		n := 0
+		for valid := it.First(); valid; valid = it.Next() {
+			if n%checkEvery == 0 {
+				if err = ctx.Err(); err != nil {
+					break
+				}
+			}
+			mu.Lock()
+			if returned {
+				err = ix.mon.failure()
+			} else {
+				err = fn(it, locs)
+			}
+			mu.Unlock()
+			if err != nil {
 				break
 			}
+			n++
 		}
-		if err = fn(it, locs); err != nil {
-			break
-		}
-		n++
-	}
-	if err := errors.Join(err, it.Error(), it.Close()); err != nil {
+		return errors.Join(err, it.Error(), it.Close())
+	})
+	mu.Lock()
+	returned = true
+	mu.Unlock()
+	if err != nil {
 		return ix.errorf("scan: %w", err)
 	}
 	return nil

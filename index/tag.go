@@ -100,6 +100,16 @@ func (ix *Index) Tag(ctx context.Context, keys []string) (Matches, error) {
 	if len(keys) == 0 {
 		return out, nil
 	}
+	// On a goroutine of its own (see monitor.run): a store found damaged
+	// returns at once.
+	if err := ix.mon.run(func() error { return ix.tag(ctx, keys, &out) }); err != nil {
+		return Matches{}, ix.errorf("tag: %w", err)
+	}
+	return out, nil
+}
+
+// tag answers Tag's keys in out, whose ids are zero.
+func (ix *Index) tag(ctx context.Context, keys []string, out *Matches) error {
 	sk := sortKeys(keySegments{keys}, ix.tagWorkers)
 	var bounds chunk
 	sk.appendTo(&bounds, 0, 1)
@@ -110,13 +120,13 @@ func (ix *Index) Tag(ctx context.Context, keys []string) (Matches, error) {
 	}
 	it, locs, err := ix.newIter(ctx, opts)
 	if err != nil {
-		return Matches{}, ix.errorf("tag: %w", err)
+		return err
 	}
-	if err := walk(ctx, it, sk, ix.tagWorkers, len(locs), out.ids); err != nil {
-		return Matches{}, ix.errorf("tag: %w", err)
+	if err := walk(ctx, ix.mon, it, sk, ix.tagWorkers, len(locs), out.ids); err != nil {
+		return err
 	}
 	out.locs = locs
-	return out, nil
+	return nil
 }
 
 // tagKeys are record keys as Pebble keys, and their sorted order: the keys
@@ -498,7 +508,7 @@ func (tk *tagKeys) appendTo(c *chunk, lo, hi int) {
 // the id of its file group, of which there are groups, or leaving 0 when the
 // index does not hold it. It uses up to workers goroutines, each walking
 // its own clone of it, and closes the iterators.
-func walk(ctx context.Context, it *pebble.Iterator, sk sortedKeys, workers, groups int, ids []uint32) error {
+func walk(ctx context.Context, mon *monitor, it *pebble.Iterator, sk sortedKeys, workers, groups int, ids []uint32) error {
 	n := shards(sk.len(), workers)
 	iters := []*pebble.Iterator{it}
 	var err error
@@ -513,7 +523,10 @@ func walk(ctx context.Context, it *pebble.Iterator, sk sortedKeys, workers, grou
 		var next atomic.Int64 // the start of the next chunk to take
 		var wg sync.WaitGroup
 		for i := 1; i < len(iters); i++ {
-			wg.Go(func() { errs[i] = walker(ctx, iters[i], sk, &next, groups, ids) })
+			wg.Go(func() {
+				defer mon.catch(&errs[i])
+				errs[i] = walker(ctx, iters[i], sk, &next, groups, ids)
+			})
 		}
 		errs[0] = walker(ctx, it, sk, &next, groups, ids)
 		wg.Wait()

@@ -5,12 +5,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
 )
 
 // maxExamples is how many keys of each kind of difference a Report lists.
 const maxExamples = 10
+
+// verifyChunk is how many records of the snapshot Verify holds in memory
+// (twice as many while it gathers them), and verifyBytes how many bytes of
+// their keys at most. verifyChunk is a variable so that tests can make
+// Verify go through several chunks.
+var verifyChunk = 1 << 19
+
+const verifyBytes = 64 << 20
 
 // Report is the outcome of Verify: how the index differs from a snapshot.
 type Report struct {
@@ -47,9 +56,12 @@ func (r Report) OK() bool {
 // whose records scan yields in any order. The caller keeps writers away
 // while it runs; Verify itself blocks Apply and Rebuild.
 //
-// To keep memory bounded, Verify stages the scan in a scratch namespace of
-// the store (unsynced; cleared when it ends and when the next Verify starts),
-// then walks the index and the staged records side by side in index order.
+// Verify writes nothing, and holds at most about 1M records of the
+// snapshot in memory, about 30 bytes each beside their keys (see
+// verifyChunk): it gathers the snapshot's records of one key range at a
+// time, sorts them, and walks the index's records of that range beside
+// them. A snapshot of more records than half of that is scanned once per
+// range.
 func (ix *Index) Verify(ctx context.Context, scan ScanFunc) (Report, error) {
 	if err := ctx.Err(); err != nil {
 		return Report{}, ix.errorf("verify: %w", err)
@@ -59,117 +71,202 @@ func (ix *Index) Verify(ctx context.Context, scan ScanFunc) (Report, error) {
 	if err := ix.usable(); err != nil {
 		return Report{}, ix.errorf("verify: %w", err)
 	}
-	if err := ix.clearStaged(); err != nil {
-		return Report{}, err
-	}
-	r, err := ix.verify(ctx, scan)
-	return r, errors.Join(err, ix.clearStaged())
-}
-
-// verify stages the scan and compares it with the index.
-func (ix *Index) verify(ctx context.Context, scan ScanFunc) (Report, error) {
 	r := Report{Watermark: ix.watermark}
-	var key, value []byte
-	l := loader{db: ix.db, ctx: ctx, put: func(b *pebble.Batch, k string, loc Location) error {
-		key = appendRecordKey(append(key[:0], nsVerify), k)
-		value = appendPair(value[:0], loc.PartitionPath, loc.FileID)
-		return b.Set(key, value, nil)
-	}}
-	err := l.run(scan)
-	if err == nil {
-		err = l.batch().Commit(pebble.NoSync)
-		l.discard()
+	lower, end := recordSpan()
+	for first := true; ; first = false {
+		c := snapshotChunk{lower: lower, upper: end}
+		if err := c.gather(ctx, scan); err != nil {
+			return Report{}, ix.errorf("verify: scan: %w", err)
+		}
+		if first {
+			r.Scanned = c.yielded
+		}
+		err := ix.mon.run(func() error { return r.compare(ctx, ix, &c) })
+		if err != nil {
+			return Report{}, ix.errorf("verify: %w", err)
+		}
+		if bytes.Equal(c.upper, end) {
+			return r, nil
+		}
+		lower = c.upper
 	}
-	if err != nil {
-		return Report{}, ix.errorf("verify: scan: %w", err)
-	}
-	r.Scanned = int64(l.n)
-
-	lower, upper := recordSpan()
-	ri, err := ix.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: lower, UpperBound: upper})
-	if err != nil {
-		return Report{}, ix.errorf("verify: %w", err)
-	}
-	lower, upper = span(nsVerify)
-	vi, err := ix.db.NewIterWithContext(ctx, &pebble.IterOptions{LowerBound: lower, UpperBound: upper})
-	if err != nil {
-		_ = ri.Close()
-		return Report{}, ix.errorf("verify: %w", err)
-	}
-	err = r.compare(ctx, ri, vi, ix.visible)
-	if err := errors.Join(err, ri.Close(), vi.Close()); err != nil {
-		return Report{}, ix.errorf("verify: %w", err)
-	}
-	return r, nil
 }
 
-// compare walks the index (ri) and the staged snapshot (vi, whose keys are
-// 'v' and a record's Pebble key) side by side in index order, counting what
-// differs.
-func (r *Report) compare(ctx context.Context, ri, vi *pebble.Iterator, locs []Location) error {
-	var staged int64
-	rok, vok := ri.First(), vi.First()
-	for n := 0; rok || vok; n++ {
+// snapshotChunk holds the snapshot's records whose Pebble keys are in
+// [lower, upper): the key of record i ends at ends[i] in buf, and its
+// location is groups[ids[i]]. About 30 bytes a record beside its key.
+type snapshotChunk struct {
+	lower, upper []byte
+	yielded      int64 // records the scan yielded, in any range
+	buf          []byte
+	ends         []int32
+	ids          []uint32
+	groups       []Location
+	groupIDs     map[Location]uint32
+	order        []int32 // the records in key order, once sorted
+}
+
+// key returns the Pebble key of record i.
+func (c *snapshotChunk) key(i int32) []byte {
+	var start int32
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	return c.buf[start:c.ends[i]]
+}
+
+// add appends a record.
+func (c *snapshotChunk) add(key []byte, loc Location) {
+	id, ok := c.groupIDs[loc]
+	if !ok {
+		if c.groupIDs == nil {
+			c.groupIDs = map[Location]uint32{}
+		}
+		id = uint32(len(c.groups))
+		c.groupIDs[loc] = id
+		c.groups = append(c.groups, loc)
+	}
+	c.buf = append(c.buf, key...)
+	c.ends = append(c.ends, int32(len(c.buf)))
+	c.ids = append(c.ids, id)
+}
+
+// gather scans the snapshot and keeps its records in the chunk's range,
+// lowering the upper bound as needed to keep at most verifyChunk of them
+// (or more records of a single key).
+func (c *snapshotChunk) gather(ctx context.Context, scan ScanFunc) error {
+	var key []byte
+	var yieldErr error
+	err := scan(func(k string, loc Location) error {
+		if yieldErr != nil {
+			return yieldErr
+		}
+		if c.yielded%checkEvery == 0 {
+			if yieldErr = ctx.Err(); yieldErr != nil {
+				return yieldErr
+			}
+		}
+		c.yielded++
+		if yieldErr = checkPut(k, loc); yieldErr != nil {
+			yieldErr = fmt.Errorf("record %d: %w", c.yielded-1, yieldErr)
+			return yieldErr
+		}
+		key = appendRecordKey(key[:0], k)
+		if bytes.Compare(key, c.lower) < 0 || bytes.Compare(key, c.upper) >= 0 {
+			return nil
+		}
+		c.add(key, loc)
+		if len(c.ends) >= 2*verifyChunk || len(c.buf) >= verifyBytes {
+			c.shrink()
+		}
+		return nil
+	})
+	if err == nil {
+		err = yieldErr
+	}
+	if err != nil {
+		return err
+	}
+	c.sort()
+	return nil
+}
+
+// sort orders the records by key.
+func (c *snapshotChunk) sort() {
+	c.order = c.order[:0]
+	for i := range int32(len(c.ends)) {
+		c.order = append(c.order, i)
+	}
+	slices.SortFunc(c.order, func(a, b int32) int { return bytes.Compare(c.key(a), c.key(b)) })
+}
+
+// shrink keeps the verifyChunk records of lowest keys, or fewer whose keys
+// take half of verifyBytes, and the other records of the last one's key,
+// and lowers the upper bound to the next key.
+func (c *snapshotChunk) shrink() {
+	c.sort()
+	n, size := 1, len(c.key(c.order[0]))
+	for n < verifyChunk && n < len(c.order) && size < verifyBytes/2 {
+		size += len(c.key(c.order[n]))
+		n++
+	}
+	for n < len(c.order) && bytes.Equal(c.key(c.order[n]), c.key(c.order[n-1])) {
+		n++
+	}
+	if n == len(c.order) {
+		return
+	}
+	c.upper = bytes.Clone(c.key(c.order[n]))
+	kept := snapshotChunk{groups: c.groups, groupIDs: c.groupIDs}
+	for _, i := range c.order[:n] {
+		kept.buf = append(kept.buf, c.key(i)...)
+		kept.ends = append(kept.ends, int32(len(kept.buf)))
+		kept.ids = append(kept.ids, c.ids[i])
+	}
+	c.buf, c.ends, c.ids = kept.buf, kept.ends, kept.ids
+}
+
+// compare walks the index's records in the chunk's range and the chunk's
+// records side by side in index order, counting what differs.
+func (r *Report) compare(ctx context.Context, ix *Index, c *snapshotChunk) error {
+	it, locs, err := ix.newIter(ctx, &pebble.IterOptions{LowerBound: c.lower, UpperBound: c.upper})
+	if err != nil {
+		return err
+	}
+	err = r.merge(ctx, it, locs, c)
+	return errors.Join(err, it.Error(), it.Close())
+}
+
+// merge is compare's walk, it the iterator over the index's records.
+func (r *Report) merge(ctx context.Context, it *pebble.Iterator, locs []Location, c *snapshotChunk) error {
+	ok, j := it.First(), 0
+	for n := 0; ok || j < len(c.order); n++ {
 		if n%checkEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		c := -1
+		if j > 0 && j < len(c.order) && bytes.Equal(c.key(c.order[j]), c.key(c.order[j-1])) {
+			r.Duplicates++
+			j++
+			continue
+		}
+		cmp := -1
 		switch {
-		case !rok:
-			c = 1
-		case vok:
-			c = bytes.Compare(ri.Key(), vi.Key()[1:])
+		case !ok:
+			cmp = 1
+		case j < len(c.order):
+			cmp = bytes.Compare(it.Key(), c.key(c.order[j]))
 		}
 		switch {
-		case c < 0:
+		case cmp < 0:
 			r.Indexed++
 			r.Extra++
 			if len(r.ExtraKeys) < maxExamples {
-				r.ExtraKeys = append(r.ExtraKeys, recordKey(ri.Key()))
+				r.ExtraKeys = append(r.ExtraKeys, recordKey(it.Key()))
 			}
-			rok = ri.Next()
-		case c > 0:
-			staged++
+			ok = it.Next()
+		case cmp > 0:
 			r.Missing++
 			if len(r.MissingKeys) < maxExamples {
-				r.MissingKeys = append(r.MissingKeys, recordKey(vi.Key()[1:]))
+				r.MissingKeys = append(r.MissingKeys, recordKey(c.key(c.order[j])))
 			}
-			vok = vi.Next()
+			j++
 		default:
 			r.Indexed++
-			staged++
-			indexed, err := resolve(ri, locs)
+			indexed, err := resolve(it, locs)
 			if err != nil {
 				return err
 			}
-			v, err := vi.ValueAndErr()
-			if err != nil {
-				return err
-			}
-			scanned, err := decodeLocation(v)
-			if err != nil {
-				return fmt.Errorf("staged record %q: %w", recordKey(vi.Key()[1:]), err)
-			}
-			if indexed != scanned {
+			if scanned := c.groups[c.ids[c.order[j]]]; indexed != scanned {
 				r.Wrong++
 				if len(r.WrongKeys) < maxExamples {
-					r.WrongKeys = append(r.WrongKeys, Mismatch{Key: recordKey(ri.Key()), Indexed: indexed, Scanned: scanned})
+					r.WrongKeys = append(r.WrongKeys, Mismatch{Key: recordKey(it.Key()), Indexed: indexed, Scanned: scanned})
 				}
 			}
-			rok, vok = ri.Next(), vi.Next()
+			ok = it.Next()
+			j++
 		}
-	}
-	r.Duplicates = r.Scanned - staged
-	return errors.Join(ri.Error(), vi.Error())
-}
-
-// clearStaged deletes Verify's scratch namespace.
-func (ix *Index) clearStaged() error {
-	lower, upper := span(nsVerify)
-	if err := ix.db.DeleteRange(lower, upper, pebble.NoSync); err != nil {
-		return ix.errorf("verify: clear scratch space: %w", err)
 	}
 	return nil
 }

@@ -637,7 +637,9 @@ func (w *BaseFileWriter) stopBloom() *BloomFilter {
 	return b.finish()
 }
 
-// discard closes the file without its footer and removes it.
+// discard closes the file without its footer and removes it. The file is
+// given up: only an error removing it is reported, not one closing it,
+// which repeats the error that made the writer give up (a full disk).
 func (w *BaseFileWriter) discard() error {
 	if w.bloom != nil {
 		w.stopBloom()
@@ -646,7 +648,8 @@ func (w *BaseFileWriter) discard() error {
 		w.columnar.release()
 	}
 	w.done = true
-	return errors.Join(w.out.Close(), w.remove())
+	_ = w.out.Close()
+	return w.remove()
 }
 
 func (w *BaseFileWriter) remove() error {

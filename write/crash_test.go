@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,8 +44,10 @@ func equalData(a, b map[string]string) bool {
 	return true
 }
 
-// verifyIndex checks that the table's index, caught up, matches its snapshot.
-func verifyIndex(t *testing.T, fsys storage.FS, indexDir string) {
+// verifyIndex checks that the table's index, caught up, matches its
+// snapshot. tableID is the id its writers gave it: with another, the index
+// would read as stale and be rebuilt first.
+func verifyIndex(t *testing.T, fsys storage.FS, indexDir, tableID string) {
 	t.Helper()
 	ctx := context.Background()
 	cfg, err := storage.LoadTableConfig(ctx, fsys)
@@ -55,11 +58,14 @@ func verifyIndex(t *testing.T, fsys storage.FS, indexDir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx, err := index.Open(ctx, indexDir, index.Options{TableName: cfg.Name, TableID: indexDir})
+	idx, err := index.Open(ctx, indexDir, index.Options{TableName: cfg.Name, TableID: tableID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer idx.Close()
+	if err := idx.Stale(); err != nil {
+		t.Fatalf("the index its writers left is stale: %v", err)
+	}
 	if err := SyncIndex(ctx, fsys, tl, idx); err != nil {
 		t.Fatal(err)
 	}
@@ -77,8 +83,15 @@ func verifyIndex(t *testing.T, fsys storage.FS, indexDir string) {
 // files are written), in turn, as if the process died there, and checks
 // that the table then reads as it was before the write or as it is after
 // it, never in between; that no completed instant lacks its files; that
-// the index folder keeps no table prepared for the failed write; and that
-// the next write succeeds and leaves the index consistent.
+// the index folder keeps no table prepared for the failed write; that the
+// writer lock is free; and that the next write succeeds and leaves the
+// index consistent.
+//
+// It does the same with the disk filling up at each step instead (every
+// step that adds data fails with ENOSPC from there on, removing files
+// works): the write then fails with one line saying so, having removed
+// what it wrote, or commits; and once space is freed, the next write
+// through the same file system succeeds.
 func TestWriteCrashAtEveryStep(t *testing.T) {
 	ctx := context.Background()
 	gen := trips.NewGenerator(7)
@@ -113,62 +126,92 @@ func TestWriteCrashAtEveryStep(t *testing.T) {
 		{"insert", OpInsert, gen.Inserts(6)},
 	}
 	for _, tc := range writes {
-		t.Run(tc.name, func(t *testing.T) {
-			// A clean run gives the expected states and the number of steps.
-			mem, dir := setup(t)
-			before := dataOf(snapshot(t, mem, ""))
-			probe := faultfs.New(mem, 0)
-			if _, err := NewWriter(probe, Options{Settings: settings, IndexDir: dir, TableID: dir}).Write(ctx, tc.op, tripsInput(tc.batch)); err != nil {
-				t.Fatal(err)
+		for _, full := range []bool{false, true} {
+			name := tc.name
+			if full {
+				name += "/full disk"
 			}
-			after := dataOf(snapshot(t, mem, ""))
-			steps := probe.Steps()
-			if steps < 8 {
-				t.Fatalf("the write took only %d steps", steps)
-			}
-
-			for failAt := 1; failAt <= steps; failAt++ {
+			t.Run(name, func(t *testing.T) {
+				// A clean run gives the expected states and the number of steps.
 				mem, dir := setup(t)
-				ffs := faultfs.New(mem, failAt)
-				_, err := NewWriter(ffs, Options{Settings: settings, IndexDir: dir, TableID: dir}).Write(ctx, tc.op, tripsInput(tc.batch))
-				committed := err == nil
-				if err != nil && !errors.Is(err, faultfs.ErrInjected) {
-					t.Fatalf("step %d (%s): unexpected error %v", failAt, ffs.Trace()[failAt-1], err)
-				}
-				got := dataOf(snapshot(t, mem, ""))
-				switch {
-				case equalData(got, before) && !committed:
-				case equalData(got, after):
-				default:
-					t.Fatalf("step %d (%s): the table is neither as before nor as after the write (committed %v)", failAt, ffs.Trace()[failAt-1], committed)
-				}
-				if left, _ := filepath.Glob(filepath.Join(dir, "hoodie-apply-*")); len(left) > 0 {
-					t.Fatalf("step %d: index tables left: %v", failAt, left)
-				}
-				// The next write cleans up and succeeds (an insert's keys are
-				// there if it committed: drop them).
-				nextSettings := settings
-				nextSettings.DropDuplicates = true
-				next := NewWriter(mem, Options{Settings: nextSettings, IndexDir: dir, TableID: dir})
-				if _, err := next.Write(ctx, tc.op, tripsInput(tc.batch)); err != nil {
-					t.Fatalf("step %d: the next write failed: %v", failAt, err)
-				}
-				if got := dataOf(snapshot(t, mem, "")); !equalData(got, after) {
-					t.Fatalf("step %d: after the next write the table is not as expected", failAt)
-				}
-				tl, err := timeline.Load(ctx, mem)
-				if err != nil {
+				before := dataOf(snapshot(t, mem, ""))
+				probe := faultfs.New(mem, 0)
+				if _, err := NewWriter(probe, Options{Settings: settings, IndexDir: dir, TableID: dir}).Write(ctx, tc.op, tripsInput(tc.batch)); err != nil {
 					t.Fatal(err)
 				}
-				if p := tl.Pending(); p.Len() != 0 {
-					t.Fatalf("step %d: pending instants left after the next write: %v", failAt, p.Instants())
+				after := dataOf(snapshot(t, mem, ""))
+				steps := probe.Steps()
+				if steps < 8 {
+					t.Fatalf("the write took only %d steps", steps)
 				}
-				if entries, _ := mem.ReadDir(ctx, storage.TempFolder); len(entries) != 0 {
-					t.Fatalf("step %d: markers left: %v", failAt, entries)
+
+				for failAt := 1; failAt <= steps; failAt++ {
+					mem, dir := setup(t)
+					ffs := faultfs.New(mem, failAt)
+					if full {
+						ffs.Full(syscall.ENOSPC)
+					}
+					_, err := NewWriter(ffs, Options{Settings: settings, IndexDir: dir, TableID: dir}).Write(ctx, tc.op, tripsInput(tc.batch))
+					committed := err == nil
+					if err != nil && !errors.Is(err, faultfs.ErrInjected) {
+						t.Fatalf("step %d (%s): unexpected error %v", failAt, ffs.Trace()[failAt-1], err)
+					}
+					if err != nil && full && (!errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "\n")) {
+						t.Fatalf("step %d (%s): a full disk gave %v; want one line saying so", failAt, ffs.Trace()[failAt-1], err)
+					}
+					if unlock, err := mem.TryLock(ctx, storage.LockFile); err != nil {
+						t.Fatalf("step %d: the writer lock is still held: %v", failAt, err)
+					} else {
+						unlock()
+					}
+					got := dataOf(snapshot(t, mem, ""))
+					switch {
+					case equalData(got, before) && !committed:
+					case equalData(got, after):
+					default:
+						t.Fatalf("step %d (%s): the table is neither as before nor as after the write (committed %v)", failAt, ffs.Trace()[failAt-1], committed)
+					}
+					if left, _ := filepath.Glob(filepath.Join(dir, "hoodie-apply-*")); len(left) > 0 {
+						t.Fatalf("step %d: index tables left: %v", failAt, left)
+					}
+					if full && !committed {
+						// Removing works on a full disk: the failed write
+						// leaves nothing behind.
+						if tl, err := timeline.Load(ctx, mem); err != nil || tl.Pending().Len() != 0 {
+							t.Fatalf("step %d: a write that failed on a full disk left pending instants (%v)", failAt, err)
+						}
+					}
+					// The next write cleans up and succeeds (an insert's keys are
+					// there if it committed: drop them); on a full disk, once
+					// space is freed.
+					nextSettings := settings
+					nextSettings.DropDuplicates = true
+					var nextFS storage.FS = mem
+					if full {
+						ffs.Free()
+						nextFS = ffs
+					}
+					next := NewWriter(nextFS, Options{Settings: nextSettings, IndexDir: dir, TableID: dir})
+					if _, err := next.Write(ctx, tc.op, tripsInput(tc.batch)); err != nil {
+						t.Fatalf("step %d: the next write failed: %v", failAt, err)
+					}
+					if got := dataOf(snapshot(t, mem, "")); !equalData(got, after) {
+						t.Fatalf("step %d: after the next write the table is not as expected", failAt)
+					}
+					tl, err := timeline.Load(ctx, mem)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if p := tl.Pending(); p.Len() != 0 {
+						t.Fatalf("step %d: pending instants left after the next write: %v", failAt, p.Instants())
+					}
+					if entries, _ := mem.ReadDir(ctx, storage.TempFolder); len(entries) != 0 {
+						t.Fatalf("step %d: markers left: %v", failAt, entries)
+					}
+					verifyIndex(t, mem, dir, dir)
 				}
-				verifyIndex(t, mem, dir)
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -230,7 +273,7 @@ func TestWriteKilled(t *testing.T) {
 	if tl.Pending().Len() != 0 {
 		t.Errorf("pending instants after the next write: %v", tl.Pending().Instants())
 	}
-	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"))
+	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
 }
 
 // childBatch is how many new records each write of the killed child adds.

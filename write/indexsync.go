@@ -21,20 +21,45 @@ import (
 // openIndex opens the record index and brings it up to the timeline: it
 // replays the commits after its watermark, or rebuilds it from the latest
 // snapshot when it cannot be trusted. latest is the table's latest view,
-// loaded from tl.
+// loaded from tl. An index that cannot be opened, or whose store fails
+// (index.ErrBroken), is recreated from latest (see recreateIndex): the
+// index is a cache of the timeline, never a reason not to write.
 func (w *Writer) openIndex(ctx context.Context, tl *timeline.Timeline, latest *read.View) (*index.Index, error) {
 	if w.opts.IndexDir == "" {
 		return nil, errors.New("no record index folder configured")
 	}
-	idx, err := index.Open(ctx, w.opts.IndexDir, index.Options{TableName: w.cfg.Name, TableID: w.opts.TableID})
-	if err != nil {
+	idx, err := index.Open(ctx, w.opts.IndexDir, w.indexOptions())
+	if err == nil {
+		if err = syncIndex(ctx, w.fsys, tl, idx, latest); err == nil {
+			return idx, nil
+		}
+		_ = idx.Close() // the error that matters is err
+		if !errors.Is(err, index.ErrBroken) {
+			return nil, err
+		}
+	}
+	if ctx.Err() != nil {
 		return nil, err
 	}
-	if err := syncIndex(ctx, w.fsys, tl, idx, latest); err != nil {
-		idx.Close()
-		return nil, err
+	return w.replaceIndex(ctx, latest, err)
+}
+
+// indexOptions are the options of the table's record index.
+func (w *Writer) indexOptions() index.Options {
+	return index.Options{TableName: w.cfg.Name, TableID: w.opts.TableID}
+}
+
+// replaceIndex builds the record index anew from latest, the table's
+// latest view, beside the one that failed with cause, puts it in its
+// place (see recreateIndex), tells Options.Notify, and opens it.
+func (w *Writer) replaceIndex(ctx context.Context, latest *read.View, cause error) (*index.Index, error) {
+	if w.opts.Notify != nil {
+		w.opts.Notify(fmt.Errorf("the record index cannot be used, rebuilding it from the table's files: %w", cause))
 	}
-	return idx, nil
+	if err := recreateIndex(ctx, w.fsys, w.opts.IndexDir, w.indexOptions(), latest); err != nil {
+		return nil, fmt.Errorf("rebuild the record index: %w", err)
+	}
+	return index.Open(ctx, w.opts.IndexDir, w.indexOptions())
 }
 
 // SyncIndex brings idx up to the latest completed commit of tl. Commits
@@ -220,6 +245,23 @@ func RebuildIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, i
 		return err
 	}
 	return rebuildIndex(ctx, fsys, idx, view)
+}
+
+// RecreateIndex builds the record index in dir anew from the record keys
+// of the latest snapshot, beside the index dir holds, whatever state that
+// one is in, and puts it in its place (see index.Recreate).
+func RecreateIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, dir string, opts index.Options) error {
+	view, err := read.LoadView(ctx, fsys, tl, "")
+	if err != nil {
+		return err
+	}
+	return recreateIndex(ctx, fsys, dir, opts, view)
+}
+
+// recreateIndex builds the record index in dir anew from the record keys
+// of view, the latest snapshot, with the view's digest.
+func recreateIndex(ctx context.Context, fsys storage.FS, dir string, opts index.Options, view *read.View) error {
+	return index.Recreate(ctx, dir, opts, view.AsOf(), view.Digest(), snapshotKeys(ctx, fsys, view))
 }
 
 // rebuildIndex reloads idx from the record keys of view, the latest

@@ -3,7 +3,9 @@ package write
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -546,4 +548,54 @@ func checkUpsertUpdates(t *testing.T, tt *testTable, updates []trips.Trip) {
 		}
 	}
 	checkIndex(t, tt)
+}
+
+// TestWriteRebuildsADamagedIndex damages every table of the record index
+// (a bulk insert's, ingested), or its manifest, so that tagging with it or
+// opening it fails, and checks that an upsert
+// still updates its records, rebuilding the index and saying so once
+// through Options.Notify, and that the index then matches the table.
+func TestWriteRebuildsADamagedIndex(t *testing.T) {
+	for _, what := range []string{"tables", "manifest"} {
+		t.Run(what, func(t *testing.T) {
+			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			gen := trips.NewGenerator(9)
+			base := gen.Inserts(70_000) // enough to be ingested as tables
+			tt.write(OpBulkInsert, tripsInput(base))
+			indexDir := filepath.Join(tt.dir, ".hoodie", ".index")
+			pattern := "*.sst"
+			if what == "manifest" {
+				pattern = "MANIFEST-*"
+			}
+			files, _ := filepath.Glob(filepath.Join(indexDir, pattern))
+			if len(files) == 0 {
+				t.Fatalf("no %s in the index", pattern)
+			}
+			for _, f := range files {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := len(data) / 3; i < len(data); i += 97 {
+					data[i] ^= 0x20
+				}
+				if err := os.WriteFile(f, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var notices []error
+			w := NewWriter(tt.fsys, Options{Settings: DefaultSettings(), IndexDir: indexDir, TableID: tt.dir, Notify: func(err error) { notices = append(notices, err) }})
+			res, err := w.Write(context.Background(), OpUpsert, tripsInput(gen.Updates(base, 100)))
+			if err != nil {
+				t.Fatalf("upsert with a damaged index: %v", err)
+			}
+			if res.Updated != 100 || res.Inserted != 0 {
+				t.Errorf("upsert: %d updated, %d inserted; want 100 updated", res.Updated, res.Inserted)
+			}
+			if len(notices) != 1 || !strings.Contains(notices[0].Error(), "rebuilding it from the table's files") || strings.Contains(notices[0].Error(), "\n") {
+				t.Errorf("notices %q, want one line saying the index is rebuilt", notices)
+			}
+			checkIndex(t, tt)
+		})
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
@@ -117,6 +118,10 @@ type Options struct {
 	// second for the table's writer lock, with its holder (nil when
 	// unknown): a caller tells its user whom the write waits for.
 	LockWaiting func(holder *storage.LockHolder)
+	// Notify, if not nil, receives what a write repaired on its way
+	// without failing: a record index it found unusable (damaged, or
+	// left broken by a full disk) and rebuilt from the table's files.
+	Notify func(error)
 	// Progress, if not nil, is called as each base file of a write is
 	// written, with the files done and the files planned. It is called from
 	// several goroutines, one call at a time.
@@ -226,8 +231,19 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	defer idx.Close()
+	defer func() { idx.Close() }()
 	p, err := w.makePlan(ctx, op, in, records, view, idx)
+	if errors.Is(err, index.ErrBroken) {
+		// Its store failed while tagging: a damaged table of it that
+		// the catch-up did not read.
+		_ = idx.Close()
+		fresh, rerr := w.replaceIndex(ctx, view, err)
+		if rerr != nil {
+			return nil, rerr
+		}
+		idx = fresh
+		p, err = w.makePlan(ctx, op, in, records, view, idx)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -112,7 +112,7 @@ func TestConcurrentWriters(t *testing.T) {
 	if n := len(snapshot(t, tt.fsys, "")); n != writers*each*50 {
 		t.Fatalf("%d records, want %d", n, writers*each*50)
 	}
-	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"))
+	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
 }
 
 func TestProgressReportsEveryFile(t *testing.T) {

@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hoodie-dev/hoodie"
+	"github.com/hoodie-dev/hoodie/index"
 )
 
 func newIndexCommand(io streams) *cobra.Command {
@@ -21,7 +24,13 @@ commits other writers (Spark included) made.
 
 verify catches the index up, then compares it with the keys of the latest
 snapshot and prints a JSON report; it exits 1 when they differ.
-rebuild drops the index and reloads it from the latest snapshot.`,
+rebuild builds a new index from the latest snapshot beside the old one and puts
+it in its place, whatever state the old one is in.
+
+The index is never a reason to stop: a damaged index (a file of it that does
+not read back) makes verify fail with one line naming it (exit status 3),
+reads fall back to the files' footers, and the next write rebuilds it and
+says so on standard error.`,
 		Example: `  hoodiectl index verify /tmp/trips
   hoodiectl index rebuild /tmp/trips`,
 		Args:          cobra.ArbitraryArgs,
@@ -36,6 +45,9 @@ rebuild drops the index and reloads it from the latest snapshot.`,
 	verify := newIndexSubcommand("verify", "Compare the record index with the latest snapshot",
 		func(ctx context.Context, t *hoodie.Table, path string) error {
 			report, err := t.VerifyIndex(ctx)
+			if errors.Is(err, index.ErrBroken) && !errors.Is(err, syscall.ENOSPC) {
+				return fmt.Errorf("verify the index of %s: %w; run hoodiectl index rebuild %s", path, err, path)
+			}
 			if err != nil {
 				return fmt.Errorf("verify the index of %s: %w", path, err)
 			}

@@ -210,6 +210,8 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 			who = holder.String()
 		}
 		fmt.Fprintf(io.err, "hoodiectl: waiting for the table's lock, held by %s\n", who)
+	}, Notify: func(err error) {
+		fmt.Fprintf(io.err, "hoodiectl: warning: %v\n", err)
 	}}
 	if hook, err := validate.FromSettings(settings.Props); err != nil {
 		return err

@@ -26,6 +26,10 @@ var ErrInjected = errors.New("faultfs: injected failure")
 // MkdirAll is one step, and so is each Write and Close on a writer from
 // Create; a failing Write first writes half of its buffer, as a torn write
 // would.
+//
+// Full turns the crash into a full disk: the failing steps fail with
+// another error (ENOSPC), only the steps that add data fail, and Free
+// ends the failure.
 type FS struct {
 	inner  storage.FS
 	failAt int
@@ -34,6 +38,8 @@ type FS struct {
 	steps   int
 	crashed bool
 	trace   []string
+	full    error // the error of a full disk, if Full was called
+	freed   bool
 }
 
 var _ storage.FS = (*FS)(nil)
@@ -64,15 +70,43 @@ func (f *FS) Trace() []string {
 	return append([]string(nil), f.trace...)
 }
 
-// step counts one mutating step and reports whether it must fail.
-func (f *FS) step(op, name string) error {
+// Full makes f a disk that fills up at step failAt, rather than a process
+// that dies there: from that step on, the steps that add data (Create,
+// CreateIfAbsent, WriteFile, MkdirAll, and Write and Close on a writer)
+// fail with err, wrapped with ErrInjected, until Free is called; Remove,
+// RemoveAll and Rename go on working, as they do on a full disk. It
+// returns f.
+func (f *FS) Full(err error) *FS {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.full = err
+	return f
+}
+
+// Free ends a full disk's failure (see Full): later steps pass, as after
+// space was freed.
+func (f *FS) Free() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.freed = true
+}
+
+// step counts one mutating step and reports whether it must fail. adds
+// says whether the step adds data (see Full).
+func (f *FS) step(op, name string, adds bool) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.steps++
 	f.trace = append(f.trace, op+" "+name)
-	if f.crashed || (f.failAt > 0 && f.steps >= f.failAt) {
-		f.crashed = true
+	if !f.crashed && (f.failAt <= 0 || f.steps < f.failAt) {
+		return nil
+	}
+	f.crashed = true
+	switch {
+	case f.full == nil:
 		return fmt.Errorf("%s %s: %w", op, name, ErrInjected)
+	case adds && !f.freed:
+		return fmt.Errorf("%s %s: %w (%w)", op, name, f.full, ErrInjected)
 	}
 	return nil
 }
@@ -104,7 +138,7 @@ type writer struct {
 }
 
 func (w *writer) Write(p []byte) (int, error) {
-	if err := w.f.step("write", w.name); err != nil {
+	if err := w.f.step("write", w.name, true); err != nil {
 		n, _ := w.inner.Write(p[:len(p)/2])
 		return n, err
 	}
@@ -112,7 +146,7 @@ func (w *writer) Write(p []byte) (int, error) {
 }
 
 func (w *writer) Close() error {
-	if err := w.f.step("close", w.name); err != nil {
+	if err := w.f.step("close", w.name, true); err != nil {
 		return err
 	}
 	return w.inner.Close()
@@ -120,7 +154,7 @@ func (w *writer) Close() error {
 
 // Create implements storage.FS.
 func (f *FS) Create(ctx context.Context, name string) (io.WriteCloser, error) {
-	if err := f.step("create", name); err != nil {
+	if err := f.step("create", name, true); err != nil {
 		return nil, err
 	}
 	w, err := f.inner.Create(ctx, name)
@@ -132,7 +166,7 @@ func (f *FS) Create(ctx context.Context, name string) (io.WriteCloser, error) {
 
 // CreateIfAbsent implements storage.FS.
 func (f *FS) CreateIfAbsent(ctx context.Context, name string, data []byte) error {
-	if err := f.step("create-if-absent", name); err != nil {
+	if err := f.step("create-if-absent", name, true); err != nil {
 		return err
 	}
 	return f.inner.CreateIfAbsent(ctx, name, data)
@@ -140,7 +174,7 @@ func (f *FS) CreateIfAbsent(ctx context.Context, name string, data []byte) error
 
 // WriteFile implements storage.FS.
 func (f *FS) WriteFile(ctx context.Context, name string, data []byte) error {
-	if err := f.step("write-file", name); err != nil {
+	if err := f.step("write-file", name, true); err != nil {
 		return err
 	}
 	return f.inner.WriteFile(ctx, name, data)
@@ -148,7 +182,7 @@ func (f *FS) WriteFile(ctx context.Context, name string, data []byte) error {
 
 // Rename implements storage.FS.
 func (f *FS) Rename(ctx context.Context, oldname, newname string) error {
-	if err := f.step("rename", oldname+" -> "+newname); err != nil {
+	if err := f.step("rename", oldname+" -> "+newname, false); err != nil {
 		return err
 	}
 	return f.inner.Rename(ctx, oldname, newname)
@@ -156,7 +190,7 @@ func (f *FS) Rename(ctx context.Context, oldname, newname string) error {
 
 // Remove implements storage.FS.
 func (f *FS) Remove(ctx context.Context, name string) error {
-	if err := f.step("remove", name); err != nil {
+	if err := f.step("remove", name, false); err != nil {
 		return err
 	}
 	return f.inner.Remove(ctx, name)
@@ -164,7 +198,7 @@ func (f *FS) Remove(ctx context.Context, name string) error {
 
 // RemoveAll implements storage.FS.
 func (f *FS) RemoveAll(ctx context.Context, name string) error {
-	if err := f.step("remove-all", name); err != nil {
+	if err := f.step("remove-all", name, false); err != nil {
 		return err
 	}
 	return f.inner.RemoveAll(ctx, name)
@@ -172,7 +206,7 @@ func (f *FS) RemoveAll(ctx context.Context, name string) error {
 
 // MkdirAll implements storage.FS.
 func (f *FS) MkdirAll(ctx context.Context, name string) error {
-	if err := f.step("mkdir", name); err != nil {
+	if err := f.step("mkdir", name, true); err != nil {
 		return err
 	}
 	return f.inner.MkdirAll(ctx, name)

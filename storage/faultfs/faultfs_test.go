@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"syscall"
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/storage"
@@ -65,5 +66,32 @@ func TestFailsAtTheChosenStepAndAfter(t *testing.T) {
 	steps(ctx, f)
 	if data, _ := mem.ReadFile(ctx, "a/y"); string(data) != "he" {
 		t.Fatalf("torn write left %q, want %q", data, "he")
+	}
+}
+
+func TestFullDiskFailsWritesUntilFreed(t *testing.T) {
+	ctx := context.Background()
+	mem := storage.NewMemFS()
+	if err := mem.WriteFile(ctx, "old", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	f := faultfs.New(mem, 2).Full(syscall.ENOSPC)
+	err := steps(ctx, f)
+	if !errors.Is(err, syscall.ENOSPC) || !errors.Is(err, faultfs.ErrInjected) || f.Steps() != 2 {
+		t.Fatalf("err %v after %d steps, want ENOSPC at step 2", err, f.Steps())
+	}
+	// Removing and renaming work on a full disk; adding data does not.
+	if err := f.Rename(ctx, "old", "older"); err != nil {
+		t.Fatalf("rename on a full disk: %v", err)
+	}
+	if err := f.Remove(ctx, "older"); err != nil {
+		t.Fatalf("remove on a full disk: %v", err)
+	}
+	if err := f.MkdirAll(ctx, "b"); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("mkdir on a full disk: %v", err)
+	}
+	f.Free()
+	if err := steps(ctx, f); err != nil {
+		t.Fatalf("once freed: %v", err)
 	}
 }
