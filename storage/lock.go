@@ -164,11 +164,13 @@ func (l *LocalFS) TryLock(ctx context.Context, name string) (func() error, error
 	}
 	// Record the holder for writers that wait and people looking at a
 	// stuck table; the lock itself is the flock, not this record. The
-	// record is replaced atomically, so a reader sees a whole one.
-	if err := writeHolder(p+holderSuffix, thisProcess()); err != nil {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-		return nil, err
+	// record is replaced atomically, so a reader sees a whole one. It is
+	// only a courtesy: when it cannot be written (a full disk), the lock
+	// is still taken and an older record is dropped, so that a waiter
+	// never names a holder that is gone; what the holder then writes
+	// fails with the cause itself.
+	if writeHolder(p+holderSuffix, thisProcess()) != nil {
+		os.Remove(p + holderSuffix)
 	}
 	return func() error {
 		// Drop the record while holding the lock: the next holder's is
