@@ -445,3 +445,74 @@ def _check_incremental_without_meta(reader, got, hoodie, table, kw, columns, nam
     want = canon_rows([r for r in asof if r["_hoodie_commit_time"] > begin], columns)
     g = canon_rows(got, columns)
     return [] if g == want else [f"{reader} {name} != the records of the files written in the range: {_diff(g, want)}"]
+
+
+# ---------------------------------------------------------------- Spark writes
+
+
+def table_properties(table):
+    """hoodie.properties as a dict (Java properties: ':' and '=' escaped)."""
+    props = {}
+    with open(os.path.join(table, ".hoodie", "hoodie.properties"), encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            k, _, v = line.partition("=")
+            props[k] = v.replace("\\:", ":").replace("\\=", "=").replace("\\\\", "\\")
+    return props
+
+
+def spark_options_for(table):
+    """The write options a Spark user passes to write to an existing table:
+    its name, keys, precombine, partitioning and key generator, from its
+    hoodie.properties. Everything else is left at Hudi's defaults (the
+    metadata table on, the bloom index)."""
+    p = table_properties(table)
+    opts = {
+        "hoodie.table.name": p["hoodie.table.name"],
+        "hoodie.datasource.write.recordkey.field": p["hoodie.table.recordkey.fields"],
+        "hoodie.datasource.write.partitionpath.field": p.get("hoodie.table.partition.fields", ""),
+        "hoodie.datasource.write.keygenerator.class": p["hoodie.table.keygenerator.class"],
+        "hoodie.datasource.write.hive_style_partitioning": p.get("hoodie.datasource.write.hive_style_partitioning", "false"),
+        "hoodie.datasource.write.partitionpath.urlencode": p.get("hoodie.datasource.write.partitionpath.urlencode", "false"),
+        "hoodie.populate.meta.fields": p.get("hoodie.populate.meta.fields", "true"),
+    }
+    if "hoodie.table.precombine.field" in p:
+        opts["hoodie.datasource.write.precombine.field"] = p["hoodie.table.precombine.field"]
+    return opts
+
+
+def spark_write(spark, table, records, schema, operation, options=None, mode="append"):
+    """Writes records (dicts) with Spark as a Hudi user does, with the
+    table's own options plus options; returns the instant Spark committed."""
+    from pyspark.sql import types as T  # noqa: F401  (schema strings are DDL)
+
+    before = set(commit_instants(table)) if os.path.exists(os.path.join(table, ".hoodie")) else set()
+    df = spark.createDataFrame([tuple(r.get(c) for c in _ddl_columns(schema)) for r in records], schema)
+    opts = spark_options_for(table) if before or os.path.exists(os.path.join(table, ".hoodie", "hoodie.properties")) else {}
+    opts.update(options or {})
+    opts["hoodie.datasource.write.operation"] = operation
+    w = df.write.format("hudi")
+    for k, v in opts.items():
+        w = w.option(k, v)
+    w.mode(mode).save(table)
+    new = sorted(set(commit_instants(table)) - before)
+    assert new, f"Spark's {operation} committed nothing"
+    return new[0]  # later ones: table services Spark ran inline (clustering)
+
+
+def _ddl_columns(ddl):
+    cols, depth, cur = [], 0, ""
+    for ch in ddl:
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        if ch == "," and depth == 0:
+            cols.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    cols.append(cur)
+    return [c.strip().split()[0] for c in cols if c.strip()]
