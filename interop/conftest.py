@@ -43,6 +43,7 @@ def make_spark(bundle, app):
         .config("spark.default.parallelism", "2")
         .config("spark.driver.memory", "1500m")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC")
         .getOrCreate()

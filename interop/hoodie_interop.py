@@ -187,7 +187,8 @@ class Model:
     partition path from one."""
 
     def __init__(self, key_fields, partition_fields=(), precombine=None, hive=False,
-                 event_time=True):
+                 event_time=True, urlencode=True):
+        self.urlencode = urlencode
         self.key_fields = list(key_fields)
         self.partition_fields = list(partition_fields)
         self.precombine = precombine
@@ -203,7 +204,9 @@ class Model:
     def partition_of(self, r):
         parts = []
         for f in self.partition_fields:
-            v = escape_partition(str(r[f]))
+            v = str(r[f])
+            if self.urlencode:
+                v = escape_partition(v)
             parts.append(f"{f}={v}" if self.hive else v)
         return "/".join(parts)
 
@@ -265,7 +268,8 @@ class Model:
         return canon_rows(out)
 
     def copy(self):
-        m = Model(self.key_fields, self.partition_fields, self.precombine, self.hive, self.event_time)
+        m = Model(self.key_fields, self.partition_fields, self.precombine, self.hive,
+                  self.event_time, self.urlencode)
         m.rows = dict(self.rows)
         return m
 
