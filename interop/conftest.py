@@ -2,8 +2,6 @@
 session with Apache Hudi per Hudi version, shared by every case."""
 
 import os
-import shutil
-import tempfile
 
 import pytest
 
@@ -56,12 +54,3 @@ def spark():
     s.sparkContext.setLogLevel("ERROR")
     yield s
     s.stop()
-
-
-@pytest.fixture
-def tmp(request):
-    """A fresh folder per case, kept when HOODIE_INTEROP_KEEP is set."""
-    d = tempfile.mkdtemp(prefix="hoodie-interop-")
-    yield d
-    if not os.environ.get("HOODIE_INTEROP_KEEP"):
-        shutil.rmtree(d, ignore_errors=True)
