@@ -169,17 +169,9 @@ TIMESTAMP_KEYGEN_REFUSED = (
     "hoodiectl upsert refuses a table whose hoodie.table.keygenerator.class is "
     "org.apache.hudi.keygen.TimestampBasedKeyGenerator (exit 3: 'Hoodie reads such tables but does "
     "not write them'); Spark writes them")
-NO_META_KEYS = (
-    "in a table Spark made with hoodie.populate.meta.fields=false, Hudi 0.15's Spark writer still "
-    "writes the five meta columns, all null but _hoodie_file_name; write/indexsync.go "
-    "readRecordKeys decides by the file's schema (HasMetaFields) rather than the table's "
-    "hoodie.populate.meta.fields, reads the null _hoodie_record_key column, finds no keys, and "
-    "hoodiectl upsert inserts the records it should update: keys 0 and 1 are then in the table twice "
-    "(14 rows, want 12, in every reader)")
 GAPS = {(name, "spark-mdt-after-hoodie"): STALE_MDT for name in TABLES}
 for check in ("spark-mdt-after-hoodie", "spark-no-mdt-after-hoodie", "hudi-rs-after-hoodie", "hoodie-after-hoodie"):
     GAPS["timestamp-keygen", check] = TIMESTAMP_KEYGEN_REFUSED
-    GAPS["no-meta-fields", check] = NO_META_KEYS
 
 CHECKS = ["hoodie-reads", "hudi-rs-reads", "spark-mdt-after-hoodie", "spark-no-mdt-after-hoodie",
           "hudi-rs-after-hoodie", "hoodie-after-hoodie"]
