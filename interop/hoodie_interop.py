@@ -116,13 +116,11 @@ class Hoodie:
             args += ["--schema", path]
         self.run(*args)
 
-    def write(self, op, table, records, sets=None):
+    def write(self, op, table, records):
         """Runs a write (insert, bulk-insert, upsert, delete, soft-delete) of
         records given as dicts; returns its instant, or None when it committed
         nothing."""
         args = [op, table]
-        for k, v in (sets or {}).items():
-            args += ["--set", f"{k}={v}"]
         text = "".join(json.dumps(r) + "\n" for r in records)
         out = self.run(*args, stdin=text).strip().splitlines()
         return out[-1] if out and re.fullmatch(r"\d{17}", out[-1]) else None
@@ -136,9 +134,6 @@ class Hoodie:
         if end:
             args += ["--end", end]
         return [json.loads(line) for line in self.run(*args).splitlines() if line]
-
-    def timeline(self, table):
-        return [json.loads(line) for line in self.run("timeline", table, "--format", "jsonl").splitlines()]
 
 
 # ---------------------------------------------------------------- readers
@@ -219,15 +214,14 @@ class Model:
             out[k] = r
         return out
 
-    def upsert(self, records, instant, event_time=None):
-        event_time = self.event_time if event_time is None else event_time
+    def upsert(self, records, instant):
         for k, r in self._dedupe(records).items():
             r = canon(r)
             if r.get("_hoodie_is_deleted"):
                 self.rows.pop(k, None)
                 continue
             old = self.rows.get(k)
-            if old and event_time and r[self.precombine] < old[0][self.precombine]:
+            if old and self.event_time and r[self.precombine] < old[0][self.precombine]:
                 continue
             self.rows[k] = (r, instant)
 
@@ -245,9 +239,6 @@ class Model:
         for k in keys:
             r, _ = self.rows[k]
             self.rows[k] = ({c: (v if c in keep else None) for c, v in r.items()}, instant)
-
-    def snapshot(self):
-        return dict(self.rows)
 
     def expected(self, columns, with_meta=True, since=None, until=None):
         """Canonical rows a reader must give: the data columns, and with_meta
@@ -282,10 +273,6 @@ def escape_partition(v):
     return "".join(f"%{ord(c):02X}" if c in _ESCAPE or ord(c) < 0x20 else c for c in v)
 
 
-def project(rows, columns):
-    return canon_rows(rows, columns)
-
-
 def commit_instants(table):
     """Completed commit instants of a table, oldest first, from its timeline
     folder (commit and replacecommit files)."""
@@ -301,65 +288,12 @@ def commit_instants(table):
 # ---------------------------------------------------------------- checks
 
 
-def _diff(got, want, limit=4):
+def diff(got, want, limit=4):
     g = {json.dumps(r, sort_keys=True) for r in got}
     w = {json.dumps(r, sort_keys=True) for r in want}
     extra = sorted(g - w)[:limit]
     missing = sorted(w - g)[:limit]
     return (f"{len(got)} rows, want {len(want)}; unexpected: {extra}; missing: {missing}")
-
-
-def read_all(spark, hoodie, table, spark_options=None, **kw):
-    """Every reader's rows for one query (kw: as_of, or begin and end)."""
-    return {
-        "spark": spark_read(spark, table, options=spark_options, **kw),
-        "hudi-rs": rs_read(table, **kw),
-        "hoodie": hoodie.read(table, **kw),
-    }
-
-
-def compare(answers, want, columns, meta=True, what="snapshot", readers=None):
-    """Problems (a list of sentences) of the readers' answers: each against
-    the model's rows want (canonical, over columns and, with meta, the commit
-    time, record key and partition path), and all against each other over
-    the data columns and, with meta, all five meta columns."""
-    problems = []
-    model_cols = columns + (["_hoodie_commit_time", "_hoodie_record_key", "_hoodie_partition_path"] if meta else [])
-    full_cols = (META if meta else []) + columns
-    names = [n for n in answers if readers is None or n in readers]
-    for n in names:
-        got = canon_rows(answers[n], model_cols)
-        if got != want:
-            problems.append(f"{n} {what} != model: {_diff(got, want)}")
-    base = names[0] if names else None
-    for n in names[1:]:
-        a = canon_rows(answers[base], full_cols)
-        b = canon_rows(answers[n], full_cols)
-        if a != b:
-            problems.append(f"{n} {what} != {base} {what}: {_diff(b, a)}")
-    return problems
-
-
-def check_history(spark, hoodie, table, states, columns, meta=True, spark_options=None,
-                  time_travel=True, incremental=True, readers=None):
-    """Checks the snapshot, time travel to each state's instant and the
-    incremental read between consecutive states, of every reader, against
-    the model states [(instant, Model)], oldest first. Returns the problems."""
-    problems = []
-    instant, model = states[-1]
-    answers = read_all(spark, hoodie, table, spark_options)
-    problems += compare(answers, model.expected(columns, meta), columns, meta, "snapshot", readers)
-    if time_travel:
-        for instant, model in states:
-            answers = read_all(spark, hoodie, table, spark_options, as_of=instant)
-            problems += compare(answers, model.expected(columns, meta), columns, meta,
-                                f"as of {instant}", readers)
-    if incremental and meta:
-        for (begin, _), (end, model) in zip(states, states[1:]):
-            answers = read_all(spark, hoodie, table, spark_options, begin=begin, end=end)
-            problems += compare(answers, model.expected(columns, meta, since=begin, until=end),
-                                columns, meta, f"incremental ({begin}, {end}]", readers)
-    return problems
 
 
 READERS = ("spark", "hudi-rs", "hoodie")
@@ -385,7 +319,7 @@ def read_one(reader, spark, hoodie, table, spark_options=None, **kw):
     return hoodie.read(table, **kw)
 
 
-def queries(states, kind, meta=True):
+def queries(states, kind):
     """The queries of one kind over model states [(instant, Model)]: tuples
     (name, read keywords, the model to compare with, since, until)."""
     if kind == "snapshot":
@@ -408,7 +342,7 @@ def check_reader(reader, kind, spark, hoodie, table, states, columns, meta=True,
     problems = []
     model_cols = columns + (["_hoodie_commit_time", "_hoodie_record_key", "_hoodie_partition_path"] if meta else [])
     full_cols = (META if meta else []) + columns
-    for name, kw, model, since, until in queries(states, kind, meta):
+    for name, kw, model, since, until in queries(states, kind):
         if reader == "spark" and not meta and "begin" in kw:
             # Hudi refuses incremental queries of a table without meta fields.
             try:
@@ -429,12 +363,12 @@ def check_reader(reader, kind, spark, hoodie, table, states, columns, meta=True,
         want = model.expected(columns, meta, since=since, until=until)
         g = canon_rows(got, model_cols)
         if g != want:
-            problems.append(f"{reader} {name} != model: {_diff(g, want)}")
+            problems.append(f"{reader} {name} != model: {diff(g, want)}")
         if reader != "hoodie":
             h = canon_rows(hoodie.read(table, **kw), full_cols)
             g = canon_rows(got, full_cols)
             if g != h:
-                problems.append(f"{reader} {name} != hoodiectl read: {_diff(g, h)}")
+                problems.append(f"{reader} {name} != hoodiectl read: {diff(g, h)}")
     return problems
 
 
@@ -448,7 +382,7 @@ def _check_incremental_without_meta(reader, got, hoodie, table, kw, columns, nam
     asof = hoodie.read(table, as_of=end) if end else hoodie.read(table)
     want = canon_rows([r for r in asof if r["_hoodie_commit_time"] > begin], columns)
     g = canon_rows(got, columns)
-    return [] if g == want else [f"{reader} {name} != the records of the files written in the range: {_diff(g, want)}"]
+    return [] if g == want else [f"{reader} {name} != the records of the files written in the range: {diff(g, want)}"]
 
 
 # ---------------------------------------------------------------- Spark writes
@@ -490,8 +424,6 @@ def spark_options_for(table):
 def spark_write(spark, table, records, schema, operation, options=None, mode="append"):
     """Writes records (dicts) with Spark as a Hudi user does, with the
     table's own options plus options; returns the instant Spark committed."""
-    from pyspark.sql import types as T  # noqa: F401  (schema strings are DDL)
-
     before = set(commit_instants(table)) if os.path.exists(os.path.join(table, ".hoodie")) else set()
     df = spark.createDataFrame([tuple(r.get(c) for c in _ddl_columns(schema)) for r in records], schema)
     opts = spark_options_for(table) if before or os.path.exists(os.path.join(table, ".hoodie", "hoodie.properties")) else {}

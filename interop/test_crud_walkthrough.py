@@ -11,7 +11,6 @@ options) and Hoodie takes the even steps; or Hoodie starts (hoodiectl init)
 and Spark takes the even steps.
 """
 
-import os
 import random
 import uuid as uuidlib
 

@@ -32,10 +32,6 @@ LAYOUTS = {
 }
 
 
-def keyed(model, r):
-    return model.key_of(r)
-
-
 # Spark's write options: Hudi's defaults (the metadata table on), and with
 # the metadata table off. With the defaults, Spark's first write creates a
 # metadata table; Hoodie's next write removes it (see docs/format.md), and

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from hoodie_interop import META, _diff, canon_rows, error_text, read_one, spark_read, spark_write
+from hoodie_interop import META, diff, canon_rows, error_text, read_one, spark_read, spark_write
 
 SCHEMA = "id long, ts long, name string, part string"
 COLUMNS = ["id", "ts", "name", "part"]
@@ -200,7 +200,7 @@ def test_spark_made(spark, hoodie, tables, name, check):
         got = entry[check.split("-reads")[0]]
         assert not isinstance(got, str), got
         got, want = canon_rows(got, full), canon_rows(entry["before"], full)
-        assert got == want, _diff(got, want)
+        assert got == want, diff(got, want)
         return
     assert "write_error" not in entry, f"hoodiectl upsert failed: {entry['write_error']}"
     reader, opts = {
@@ -210,4 +210,4 @@ def test_spark_made(spark, hoodie, tables, name, check):
         "hoodie-after-hoodie": ("hoodie", None),
     }[check]
     got = canon_rows(read_one(reader, spark, hoodie, table, spark_options=opts), cols)
-    assert got == entry["after"], _diff(got, entry["after"])
+    assert got == entry["after"], diff(got, entry["after"])
