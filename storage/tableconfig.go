@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -434,6 +435,13 @@ func tableConfigFromProperties(props *Properties) (*TableConfig, error) {
 	return c, nil
 }
 
+// HadoopChecksumFile names the checksum file Hadoop's local file system
+// keeps beside a file it writes: ".NAME.crc" in the same folder.
+func HadoopChecksumFile(name string) string {
+	dir, base := path.Split(name)
+	return dir + "." + base + ".crc"
+}
+
 // ErrNotATable reports a base path without hoodie.properties.
 var ErrNotATable = errors.New("not a Hudi table")
 
@@ -546,6 +554,13 @@ func CreateTable(ctx context.Context, fsys FS, cfg *TableConfig, now time.Time) 
 // current content is first saved to hoodie.properties.backup, then the file
 // is replaced atomically, then the backup is removed. A reader that finds
 // hoodie.properties missing or invalid falls back to the backup.
+//
+// Before all that it removes the Hadoop checksum files of both
+// (".hoodie/.hoodie.properties.crc"), which Spark's writes leave on a local
+// file system: Hadoop's local file system checks a file against its .crc
+// when there is one, so a stale one makes Hudi fail to load the table
+// ("Could not load Hoodie properties"); without one it reads the file
+// unchecked.
 func UpdateTableConfig(ctx context.Context, fsys FS, cfg *TableConfig, now time.Time) error {
 	if err := cfg.Validate(); err != nil {
 		return &ConfigError{File: PropertiesFile, Err: err}
@@ -553,6 +568,12 @@ func UpdateTableConfig(ctx context.Context, fsys FS, cfg *TableConfig, now time.
 	current, err := LoadTableConfig(ctx, fsys)
 	if err != nil {
 		return err
+	}
+	for _, name := range []string{PropertiesFile, PropertiesBackupFile} {
+		crc := HadoopChecksumFile(name)
+		if err := fsys.Remove(ctx, crc); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", crc, err)
+		}
 	}
 	if err := fsys.WriteFile(ctx, PropertiesBackupFile, current.Marshal(now)); err != nil {
 		return fmt.Errorf("write %s: %w", PropertiesBackupFile, err)

@@ -263,6 +263,44 @@ func TestUpdateTableConfigCrash(t *testing.T) {
 	}
 }
 
+// TestUpdateTableConfigRemovesHadoopChecksums checks that an update removes
+// the .crc files Spark's Hadoop file system leaves beside hoodie.properties:
+// once the file changes they no longer match it, and Hudi then refuses to
+// load the table.
+func TestUpdateTableConfigRemovesHadoopChecksums(t *testing.T) {
+	ctx := context.Background()
+	fsys, err := storage.NewLocalFS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := storage.CreateTable(ctx, fsys, newTripsConfig(t), testNow); err != nil {
+		t.Fatal(err)
+	}
+	crcs := []string{".hoodie/.hoodie.properties.crc", ".hoodie/.hoodie.properties.backup.crc"}
+	for _, name := range crcs {
+		if err := fsys.WriteFile(ctx, name, []byte("crc\x00\x00\x00\x02\x00stale")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	updated := newTripsConfig(t)
+	updated.CreateSchema = `{"type":"record","name":"trips_record","fields":[]}`
+	if err := storage.UpdateTableConfig(ctx, fsys, updated, testNow); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range crcs {
+		if _, err := fsys.Stat(ctx, name); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: got %v, want it removed", name, err)
+		}
+	}
+	if got := storage.HadoopChecksumFile(storage.PropertiesFile); got != crcs[0] {
+		t.Errorf("HadoopChecksumFile(%q) = %q, want %q", storage.PropertiesFile, got, crcs[0])
+	}
+	// A table without them updates as before.
+	if err := storage.UpdateTableConfig(ctx, fsys, updated, testNow); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestCreateTableCrash fails every step of a table creation in turn: the
 // table either does not exist or loads, and creation can be run again.
 func TestCreateTableCrash(t *testing.T) {

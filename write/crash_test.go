@@ -101,14 +101,7 @@ func TestWriteCrashAtEveryStep(t *testing.T) {
 	settings.SmallFileLimit = 3 << 10
 
 	setup := func(t *testing.T) (*storage.MemFS, string) {
-		mem := storage.NewMemFS()
-		cfg, err := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, storage.MergeEventTime)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := storage.CreateTable(ctx, mem, cfg, time.Now()); err != nil {
-			t.Fatal(err)
-		}
+		mem := newMemTripsTable(t)
 		dir := t.TempDir()
 		w := NewWriter(mem, Options{Settings: settings, IndexDir: dir, TableID: dir})
 		if _, err := w.Write(ctx, OpInsert, tripsInput(initial)); err != nil {

@@ -51,6 +51,21 @@ func newTripsTableWith(t testing.TB, mode storage.MergeMode, settings Settings, 
 	return &testTable{t: t, dir: dir, fsys: fsys, w: newTestWriter(fsys, dir, settings)}
 }
 
+// newMemTripsTable creates an empty trips table (event time, partitioned
+// by partitionpath) in memory.
+func newMemTripsTable(t testing.TB) *storage.MemFS {
+	t.Helper()
+	mem := storage.NewMemFS()
+	cfg, err := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, storage.MergeEventTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := storage.CreateTable(context.Background(), mem, cfg, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return mem
+}
+
 func newTestWriter(fsys storage.FS, dir string, settings Settings) *Writer {
 	if settings.MaxFileSize == 0 {
 		settings = DefaultSettings()

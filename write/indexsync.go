@@ -300,7 +300,10 @@ func snapshotKeys(ctx context.Context, fsys storage.FS, view *read.View) index.S
 
 // readRecordKeys reads the _hoodie_record_key column of a base file, and
 // nothing else; for a file without meta fields it computes the keys from
-// the record-key columns, as the table's key generator makes them.
+// the record-key columns, as the table's key generator makes them. So it
+// does for a file whose _hoodie_record_key column holds no key at all: Hudi
+// 0.15's Spark writer gives a table with hoodie.populate.meta.fields=false
+// the meta columns anyway, null but _hoodie_file_name.
 func readRecordKeys(ctx context.Context, fsys storage.FS, path string) ([]string, error) {
 	bf, err := storage.OpenBaseFile(ctx, fsys, path)
 	if err != nil {
@@ -346,6 +349,9 @@ func readRecordKeys(ctx context.Context, fsys storage.FS, path string) ([]string
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+	}
+	if len(keys) == 0 && bf.NumRows() > 0 {
+		return computeRecordKeys(ctx, fsys, bf)
 	}
 	return keys, nil
 }

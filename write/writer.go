@@ -197,6 +197,9 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if err := w.recover(ctx); err != nil {
 		return nil, err
 	}
+	if w.cfg, err = dropMetadataTable(ctx, w.fsys, w.cfg, w.opts.Clock()); err != nil {
+		return nil, err
+	}
 	tl, err := timeline.Load(ctx, w.fsys)
 	if err != nil {
 		return nil, err
