@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -592,8 +593,17 @@ func TestWriteRebuildsADamagedIndex(t *testing.T) {
 			if res.Updated != 100 || res.Inserted != 0 {
 				t.Errorf("upsert: %d updated, %d inserted; want 100 updated", res.Updated, res.Inserted)
 			}
-			if len(notices) != 1 || !strings.Contains(notices[0].Error(), "rebuilding it from the table's files") || strings.Contains(notices[0].Error(), "\n") {
-				t.Errorf("notices %q, want one line saying the index is rebuilt", notices)
+			// Damaged tables always make the write rebuild the index. A
+			// damaged manifest may instead be read up to its first bad
+			// record, as Pebble reads a torn tail: the index opens older
+			// and catches up, with nothing to say. Which one happens
+			// depends on where Pebble's flushes left the records.
+			wantNotices := []int{1}
+			if what == "manifest" {
+				wantNotices = []int{0, 1}
+			}
+			if !slices.Contains(wantNotices, len(notices)) || len(notices) == 1 && (!strings.Contains(notices[0].Error(), "rebuilding it from the table's files") || strings.Contains(notices[0].Error(), "\n")) {
+				t.Errorf("notices %q, want %v one-line notices saying the index is rebuilt", notices, wantNotices)
 			}
 			checkIndex(t, tt)
 		})
