@@ -74,10 +74,15 @@
 //
 // # Staleness
 //
-// Open reports through Stale, with an error wrapping ErrStale, an index
-// made for another table (name or id), by another format version, or by an
-// unfinished rebuild, or whose metadata or dictionary does not decode. Such
-// an index refuses every read and Apply until Rebuild succeeds. Tag, Scan
-// and Verify also wrap ErrStale when they meet a record naming no file
+// Open still opens an index it cannot trust, and Stale then reports why,
+// with an error wrapping ErrStale. An index is stale when:
+//
+//   - it was made for another table (name or id);
+//   - it was made by another format version;
+//   - a rebuild of it did not finish;
+//   - its metadata or dictionary does not decode.
+//
+// A stale index refuses every read and Apply until Rebuild succeeds. Tag,
+// Scan and Verify also wrap ErrStale when they meet a record naming no file
 // group.
 package index

@@ -57,12 +57,17 @@
 // the table as it was before the write, or with the write whole.
 //
 // The next write cleans up what a crash left. It rolls back each pending
-// commit in this order: the inflight file, the files its markers name (or,
-// without markers, the base files that carry its instant time), the
-// partitions it created and left empty, the markers, and the requested
-// file. Each step can be repeated, so a rollback that dies half way is
-// finished by the next one. A rollback never deletes anything of a
-// completed instant.
+// commit in this order:
+//
+//  1. the inflight file, so that the commit can no longer complete;
+//  2. the files its markers name, or, without markers, the base files
+//     that carry its instant time;
+//  3. the partitions it created and left empty;
+//  4. its markers, then its requested file.
+//
+// Each step can be repeated, so a rollback that dies half way is finished
+// by the next one. A rollback never deletes anything of a completed
+// instant.
 //
 // Two kinds of pending instant are left alone, as Hudi leaves them:
 //
