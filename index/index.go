@@ -14,7 +14,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
-// formatVersion is the version of the layout described in the package doc.
+// formatVersion is the version of the layout described in docs/index.md.
 // A store written by another version is stale. Version 1 stored UUID keys
 // as text, under 'r'.
 const formatVersion = 2
@@ -31,19 +31,8 @@ const blockSize = 16 << 10
 // DefaultCacheSize is the block-cache size of an index whose options leave it
 // unset. It is small because an index is mostly opened for one operation
 // (Hoodie's writer opens it for each write), which reads each block about
-// once: Tag walks forward through the blocks, and each walker holds the
-// block it is in. A block the cache keeps stays in memory the process had
-// to take from the system, one page fault per page, while a block evicted
-// soon gives its memory to the next one read. Measured on 1M UUID records
-// (2-core VM, a new process, OS page cache warm), a Tag of 100k keys took
-// 50 to 65 ms with a 1 MB cache against 125 to 140 ms with 64 MB, the
-// default before, and incurred 2,100 page faults against 7,000; hoodiectl
-// bench's upserts and deletes became about 15% faster. A second Tag of as
-// many keys on the same open index was about 8% slower than with the whole
-// index cached: a long-lived index that is tagged again and again may want
-// a cache the size of its store. Pebble splits a cache this small into 4
-// shards whatever the number of cores, 16 blocks each; with GOMAXPROCS=64
-// the same Tag took 65 to 82 ms against 126 to 138 ms with 64 MB.
+// once. A long-lived index that is tagged again and again may want a cache
+// the size of its store. docs/performance.md has the measurements.
 const DefaultCacheSize = 1 << 20
 
 // Options configure an index.

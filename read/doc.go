@@ -2,6 +2,10 @@
 // of the table as of an instant (LoadView), and the snapshot, time-travel and
 // incremental scans built on it (NewScan).
 //
+// This package never takes the writer lock and never waits for a writer.
+// A reader sees completed instants only: the files of a write in progress,
+// or of one that failed, are invisible.
+//
 // # Scans
 //
 // A Scan reads the records of a table given its file system, configuration
@@ -64,12 +68,12 @@
 //     __HIVE_DEFAULT_PARTITION__ holds nulls, and for string columns also
 //     empty strings). Only tables whose key generator writes the values
 //     themselves (simple, complex, non-partitioned) are pruned this way;
-//   - file groups, for comparisons of _hoodie_record_key, or of a single
-//     record-key column of a simple key generator, with = and IN: by the
-//     record index when Options.Locator can answer for the snapshot's
-//     instant (a file group the index does not place a pinned key in is
-//     never opened), and otherwise by the record-key range and bloom filter
-//     of the files' footers;
+//   - file groups, for comparisons with = and IN of _hoodie_record_key, or
+//     of the single record-key column of a simple key generator. When
+//     Options.Locator (a KeyLocator, such as Hoodie's record index) answers
+//     for the snapshot's instant, a file group it does not place a pinned
+//     key in is never opened. Otherwise the record-key range and bloom
+//     filter of the files' footers decide;
 //   - row groups, by the min, max and null count statistics of their column
 //     chunks (floating-point columns allow for NaN, which statistics leave
 //     out);
@@ -91,10 +95,12 @@
 //
 // With hoodie.populate.meta.fields=false, or for a file without the meta
 // columns, the meta columns that the file determines are computed:
-// _hoodie_partition_path and _hoodie_file_name from the file, and
-// _hoodie_commit_time as the instant of the file, which is the latest time
-// its records could have been written (records an update carried over keep
-// no older time, so an incremental scan of such a table may return
-// unchanged records of rewritten files). _hoodie_record_key and
-// _hoodie_commit_seqno are null (as stored, when the file has the columns).
+//
+//   - _hoodie_partition_path and _hoodie_file_name from the file;
+//   - _hoodie_commit_time as the instant of the file, the latest time its
+//     records could have been written. Records an update carried over keep
+//     no older time, so an incremental scan of such a table may return
+//     unchanged records of rewritten files;
+//   - _hoodie_record_key and _hoodie_commit_seqno are null (as stored, when
+//     the file has the columns).
 package read

@@ -117,10 +117,10 @@ func setBit(row []byte, bit uint32) {
 }
 
 // AddKeys adds keys in order, setting the same bits as Add would one key at
-// a time, but faster (about 3x for UUID keys): a key's numHashes chained
-// hashes are one chain of dependent multiplies, which leaves the CPU's
-// multiplier mostly idle, so AddKeys hashes keys of equal length four at a
-// time, letting the CPU overlap four independent chains.
+// a time, but faster. A key's chained hashes are one chain of dependent
+// multiplies, which leaves the CPU's multiplier mostly idle. AddKeys hashes
+// keys of equal length four at a time, so that the CPU overlaps four
+// independent chains.
 func (f *BloomFilter) AddKeys(keys []string) {
 	for len(keys) > 0 {
 		n := min(len(keys), bloomChunkKeys)
@@ -309,8 +309,7 @@ func rowHas(row []byte, positions []uint32) bool {
 // base64 of Hadoop's Writable form of the dynamic filter.
 //
 // The serialized filter streams into the base64 encoder, which writes into
-// the string's own memory: the filter of 111,000 keys takes 0.87 MB of
-// base64, and with a serialized copy and EncodeToString's copies 2.38 MB.
+// the string's own memory: no serialized copy of the filter is made.
 func (f *BloomFilter) String() string {
 	rowLen := bloomFilterHeaderLength + f.rowBytes()
 	var out strings.Builder

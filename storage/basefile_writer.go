@@ -28,8 +28,9 @@ const (
 	DefaultPageSize    = 1 << 20   // hoodie.parquet.page.size
 	// DefaultStringEncoding is the encoding of string and bytes columns:
 	// DELTA_LENGTH_BYTE_ARRAY stores the lengths of a page's values apart
-	// from their bytes, which zstd then compresses three times as fast as
-	// PLAIN's length-prefixed values, to a slightly smaller size.
+	// from their bytes, which zstd then compresses much faster than
+	// PLAIN's length-prefixed values, to a slightly smaller size
+	// (docs/performance.md).
 	DefaultStringEncoding = "DELTA_LENGTH_BYTE_ARRAY"
 )
 

@@ -1,11 +1,38 @@
-// Package storage holds the bytes-and-files layer of a Hoodie table: the
-// file-system abstraction every other package goes through, and the on-disk
-// formats of single files (hoodie.properties, partition metadata, Parquet base
-// files and the table schema).
+// Package storage is the bytes-and-files layer of a Hoodie table. Every
+// other package reaches a table's files through it.
+//
+// It holds:
+//
+//   - the file-system abstraction FS, with LocalFS and MemFS;
+//   - the writer lock (Lock, Locker, LockHolder);
+//   - hoodie.properties (Properties, TableConfig) and partition metadata;
+//   - partition path encoding (ParsePartitionPath);
+//   - the table schema, as Avro JSON and in its Parquet form (Schema);
+//   - the value model (storage/value.go) and schema inference (Inferrer);
+//   - Parquet base files: writing, reading, bloom filters, page indexes.
+//
+// # Paths
 //
 // Paths given to an FS are slash-separated and relative to the table's base
-// path: ".hoodie/hoodie.properties", "2024/01/01/abc-0_0-1-1_20240101000000000.parquet".
-// The empty string and "." name the base path itself.
+// path: ".hoodie/hoodie.properties",
+// "2024/01/01/abc-0_0-1-1_20240101000000000.parquet". The empty string and
+// "." name the base path itself.
+//
+// # Guarantees
+//
+// The commit protocol rests on two FS operations:
+//
+//   - CreateIfAbsent publishes a whole file or nothing, and never replaces
+//     an existing file.
+//   - WriteFile replaces a file so that readers see the old content or the
+//     new one.
+//
+// Files made with Create may be left partial by a crash; the commit
+// protocol never reads such a file unless a completed instant names it.
+//
+// A table is written only on a file system that implements Locker: Lock
+// refuses any other. The lock is released when its holder's process dies,
+// so a crashed writer never blocks a table.
 package storage
 
 import (

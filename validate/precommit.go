@@ -1,7 +1,22 @@
-// Package validate decides whether data is fit to commit. Its pre-commit
-// hook runs Hudi's SQL validators on DuckDB over the files of a write before
-// the write commits; a failing validator aborts the write, which leaves the
-// table as it was.
+// Package validate decides whether data is fit to commit.
+//
+// Hook is a write.PreCommitHook that runs Hudi's SQL pre-commit validators
+// (hoodie.precommit.validators) before a write commits:
+//
+//   - Each query runs on DuckDB over the partitions the write touches, as
+//     they were before the write and as they will be after it.
+//   - The table must be on a local folder (storage.LocalFS).
+//   - A validator that fails refuses the write with a *write.RefusedError
+//     that names the query and what it returned. The write then commits
+//     nothing, and the table stays as it was.
+//   - The queries run locked down (internal/sqlengine): they read the two
+//     views' files and nothing else. A query the lockdown refuses refuses
+//     the write too.
+//   - An unknown validator class, or a validator without queries, is an
+//     error from FromSettings, before anything is written.
+//
+// Package validate/datavalidator is the standalone data validator: checks
+// named in a YAML configuration, run on tables and Parquet files.
 package validate
 
 import (
