@@ -14,6 +14,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/grow"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
+	"github.com/hoodie-dev/hoodie/write/ingest"
 )
 
 // decodeInput reads the records of a write command's input, in format
@@ -22,7 +23,7 @@ import (
 // table is the table's schema without meta fields, or nil for a table with
 // no schema yet. JSON and CSV values take the types of the table's columns
 // where they fit them, and have their types inferred otherwise (see
-// storage.Inferrer); Parquet values keep the file's types. The input schema
+// ingest.Inferrer); Parquet values keep the file's types. The input schema
 // is named after the table ("record" without one), lists its columns in
 // input order and makes each nullable. The five Hudi meta columns, which
 // `hoodiectl read` prints, are dropped. An input without records is an
@@ -279,7 +280,7 @@ func (c *repeatedStrings) add(s string) any {
 
 // blockRecords are the records of blocks of lines of an input.
 type blockRecords struct {
-	inf   *storage.Inferrer
+	inf   *ingest.Inferrer
 	lines []int // the records' line numbers
 }
 
@@ -304,12 +305,12 @@ func recordError(name string, line int, err error) error {
 
 // finishInput returns the records inf holds as the input name; lines are
 // their line numbers.
-func finishInput(name string, inf *storage.Inferrer, lines []int) (*write.Input, error) {
+func finishInput(name string, inf *ingest.Inferrer, lines []int) (*write.Input, error) {
 	if inf.Len() == 0 {
 		return nil, fmt.Errorf("%s: no records", name)
 	}
 	schema, rows, err := inf.Finish()
-	var rowErr *storage.RowError
+	var rowErr *ingest.RowError
 	if errors.As(err, &rowErr) && rowErr.Row < len(lines) {
 		return nil, recordError(name, lines[rowErr.Row], rowErr.Err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
+	"github.com/hoodie-dev/hoodie/write/ingest"
 )
 
 // decodeCSV reads CSV (RFC 4180): a header line naming the columns, then one
@@ -80,8 +81,8 @@ func decodeCSVBlocks(ctx context.Context, r io.Reader, name string, table *stora
 
 // newCSVInferrer returns an Inferrer for the records of a CSV input written
 // to a table of schema table.
-func newCSVInferrer(table *storage.Schema) *storage.Inferrer {
-	return storage.NewInferrer(storage.InferOptions{Table: table, Text: true})
+func newCSVInferrer(table *storage.Schema) *ingest.Inferrer {
+	return ingest.NewInferrer(ingest.InferOptions{Table: table, Text: true})
 }
 
 // csvDecoder turns the records of a CSV input into records of an Inferrer.
@@ -136,7 +137,7 @@ func (d *csvDecoder) decode(name string, b lineBlock) error {
 
 // csvColumns adds the columns of a header line to inf. It returns the column
 // index of each header field, -1 for meta columns, and the number of columns.
-func csvColumns(inf *storage.Inferrer, header []string) (cols []int, n int, err error) {
+func csvColumns(inf *ingest.Inferrer, header []string) (cols []int, n int, err error) {
 	cols = make([]int, len(header))
 	for i, h := range header {
 		switch {

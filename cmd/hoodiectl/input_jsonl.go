@@ -15,6 +15,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
+	"github.com/hoodie-dev/hoodie/write/ingest"
 )
 
 // decodeJSONL reads JSON lines: one JSON object per line, blank lines
@@ -37,7 +38,7 @@ const jsonlBlockSize = 4 << 20
 func decodeJSONLBlocks(ctx context.Context, r io.Reader, name string, table *storage.Schema, blockSize int) (*write.Input, error) {
 	blocks := &blockReader{r: newTextReader(ctx, r, 4096), size: blockSize, line: 1}
 	newRecords := func() *blockRecords {
-		return &blockRecords{inf: storage.NewInferrer(storage.InferOptions{Table: table})}
+		return &blockRecords{inf: ingest.NewInferrer(ingest.InferOptions{Table: table})}
 	}
 	decode := func(b lineBlock) *blockRecords {
 		recs := newRecords()
@@ -236,7 +237,7 @@ const maxJSONDepth = 1000
 // maxInternedKeys bounds the member names a jsonParser interns.
 const maxInternedKeys = 10000
 
-// jsonParser parses JSON text into loose values (see storage.CoerceValue):
+// jsonParser parses JSON text into loose values (see ingest.CoerceValue):
 // objects keep their members' order, numbers are json.Number, and strings
 // are valid UTF-8 text, as in the input.
 type jsonParser struct {
@@ -338,7 +339,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 		return nil, fmt.Errorf("invalid JSON: nested deeper than %d", maxJSONDepth)
 	}
 	p.pos++
-	o := &storage.Object{}
+	o := &ingest.Object{}
 	if p.skipSpace() == '}' {
 		p.pos++
 		return o, nil
@@ -546,7 +547,7 @@ type textError struct {
 	column int      // the column of the problem in the line (see jsonParser.column)
 	cause  string   // the problem
 	name   bool     // the string is a member name
-	path   []string // member names and array indexes "[i]", innermost first (see storage.ValuePath)
+	path   []string // member names and array indexes "[i]", innermost first (see ingest.ValuePath)
 }
 
 func (e *textError) Error() string {
@@ -558,7 +559,7 @@ func (e *textError) Error() string {
 	if len(e.path) == 0 {
 		return msg
 	}
-	return fmt.Sprintf("member %q: %s", storage.ValuePath(e.path), msg)
+	return fmt.Sprintf("member %q: %s", ingest.ValuePath(e.path), msg)
 }
 
 // inside adds elem, a member name or an array index "[i]", to the path of

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
+	"github.com/hoodie-dev/hoodie/write/ingest"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -363,7 +364,7 @@ func TestDecodeInputErrors(t *testing.T) {
 		{"jsonl", []byte("{\"a\": 1}\n{\"a\": \"x\"}"), `in.jsonl: line 2: column "a": string here, but long in earlier records`},
 		{"jsonl", []byte(`{"a b": 1}`), `line 1: column "a b": not a valid column name`},
 		{"jsonl", []byte(`{"r": {}}`), `in.jsonl: storage: schema "record": field "r": record "r" has no fields`},
-		{"jsonl", []byte(`{}`), `in.jsonl: storage: the records have no columns`},
+		{"jsonl", []byte(`{}`), `in.jsonl: ingest: the records have no columns`},
 		{"jsonl", nil, `in.jsonl: no records`},
 		{"jsonl", []byte("\n \n"), `in.jsonl: no records`},
 		{"csv", []byte("a,b\n1,2\n3\n"), `in.csv: line 3: the header has 2 fields, this record 1`},
@@ -507,7 +508,7 @@ func FuzzDecodeCSV(f *testing.F) {
 // winning.
 func looseToJSON(v any) any {
 	switch x := v.(type) {
-	case *storage.Object:
+	case *ingest.Object:
 		m := make(map[string]any, len(x.Names))
 		for i, name := range x.Names {
 			m[name] = looseToJSON(x.Values[i])
