@@ -39,18 +39,18 @@ type valueError struct {
 
 func (e *valueError) Error() string {
 	// The column is the outermost element; the full slice makes append copy.
-	where := ValuePath(append(e.path[:len(e.path):len(e.path)], e.column))
+	where := valuePath(append(e.path[:len(e.path):len(e.path)], e.column))
 	if e.msg != "" {
 		return fmt.Sprintf("column %q: %s", where, e.msg)
 	}
 	return fmt.Sprintf("column %q: %s does not fit %s: %s", where, describeValue(e.value), typeName(e.typ), e.why)
 }
 
-// ValuePath writes the path to a value inside a record, given innermost
+// valuePath writes the path to a value inside a record, given innermost
 // first as errors collect it on their way up: field names joined by dots,
 // and elements of arrays and maps ("[1]", `["key"]`, "[]", "{}") written
 // after what holds them, as in "r.tags[1].name".
-func ValuePath(innermostFirst []string) string {
+func valuePath(innermostFirst []string) string {
 	var b strings.Builder
 	for i := len(innermostFirst) - 1; i >= 0; i-- {
 		p := innermostFirst[i]

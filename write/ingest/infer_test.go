@@ -77,15 +77,6 @@ func mustLoose(t testing.TB, text string) any {
 	return v
 }
 
-func inferTestSchema(t testing.TB, avroJSON string) *storage.Schema {
-	t.Helper()
-	s, err := storage.ParseSchema([]byte(avroJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // typeString renders a type compactly for test expectations: a "?" suffix
 // for nullable, name{fields} for records, [items] for arrays, map<values>.
 func typeString(t *storage.Type) string {
@@ -389,7 +380,7 @@ func looseRow(in *Inferrer, line string) ([]any, error) {
 }
 
 func TestInferrer(t *testing.T) {
-	table := inferTestSchema(t, inferTable)
+	table := parseAvro(t, inferTable)
 	tests := []struct {
 		name    string
 		table   *storage.Schema
@@ -620,7 +611,7 @@ func rowsAsValues(rows [][]any) []any {
 }
 
 func TestInferrerNames(t *testing.T) {
-	in := NewInferrer(InferOptions{Table: inferTestSchema(t, inferTable)})
+	in := NewInferrer(InferOptions{Table: parseAvro(t, inferTable)})
 	if err := inferRecords(in, `{"n": {"x": {"y": 1}}}`); err != nil {
 		t.Fatal(err)
 	}
@@ -705,7 +696,7 @@ func FuzzInferrer(f *testing.F) {
 		f.Add(s, false, false)
 		f.Add(s, true, true)
 	}
-	table := inferTestSchema(f, inferTable)
+	table := parseAvro(f, inferTable)
 	f.Fuzz(func(t *testing.T, data string, withTable, text bool) {
 		opts := InferOptions{Text: text}
 		if withTable {
@@ -901,7 +892,7 @@ var mergeTestValues = [][]string{
 // conflict, gives the schema, rows and first error of adding them all by
 // Add.
 func TestInferrerMergeAsAdd(t *testing.T) {
-	table := inferTestSchema(t, inferTable)
+	table := parseAvro(t, inferTable)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 2000 {
 		opts := InferOptions{Text: rng.IntN(2) == 0}
@@ -1028,8 +1019,8 @@ func TestValuePath(t *testing.T) {
 		{[]string{"a", ""}, "a"},
 	}
 	for _, tt := range tests {
-		if got := ValuePath(tt.innermostFirst); got != tt.want {
-			t.Errorf("ValuePath(%q) = %q, want %q", tt.innermostFirst, got, tt.want)
+		if got := valuePath(tt.innermostFirst); got != tt.want {
+			t.Errorf("valuePath(%q) = %q, want %q", tt.innermostFirst, got, tt.want)
 		}
 	}
 }
