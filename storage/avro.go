@@ -95,7 +95,7 @@ func (p *avroParser) parseName(name, enclosing, path string) (*Type, error) {
 	if name == "null" {
 		return nil, pathError(path, errors.New(`type "null" is only allowed in a union with one other type`))
 	}
-	def, ok := p.named[fullName(name, "", enclosing)]
+	def, ok := p.named[FullName(name, "", enclosing)]
 	if !ok {
 		def, ok = p.named[name]
 	}
@@ -197,7 +197,7 @@ func (p *avroParser) parseRecord(attrs map[string]json.RawMessage, enclosing, pa
 	}
 	p.named[full] = nil // defined once its fields are parsed
 	for _, raw := range rawFields {
-		f, err := p.parseField(raw, namespaceOf(full), path)
+		f, err := p.parseField(raw, NamespaceOf(full), path)
 		if err != nil {
 			return nil, err
 		}
@@ -285,7 +285,7 @@ func (p *avroParser) parseNamed(attrs map[string]json.RawMessage, kind Kind, enc
 	if err := optionalAttr(attrs, "doc", &t.Doc); err != nil {
 		return nil, "", pathError(path, fmt.Errorf("%s %q: %w", kind, t.Name, err))
 	}
-	full := fullName(t.Name, t.Namespace, enclosing)
+	full := FullName(t.Name, t.Namespace, enclosing)
 	if _, dup := p.named[full]; dup {
 		return nil, "", pathError(path, fmt.Errorf("type %q is defined twice", full))
 	}
@@ -420,11 +420,11 @@ func (w *avroWriter) writeType(t *Type, enclosing string) {
 	}
 	switch t.Kind {
 	case KindRecord, KindEnum, KindFixed:
-		full := fullName(t.Name, t.Namespace, enclosing)
+		full := FullName(t.Name, t.Namespace, enclosing)
 		if w.defined[full] {
 			// A reference, qualified only outside its namespace, as Java's
 			// Avro writes it.
-			if namespaceOf(full) == enclosing {
+			if NamespaceOf(full) == enclosing {
 				w.str(lastName(full))
 			} else {
 				w.str(full)
@@ -444,7 +444,7 @@ func (w *avroWriter) writeType(t *Type, enclosing string) {
 			w.raw(`,"doc":`)
 			w.str(t.Doc)
 		}
-		w.writeNamedBody(t, namespaceOf(full))
+		w.writeNamedBody(t, NamespaceOf(full))
 	case KindArray:
 		w.raw(`{"type":"array","items":`)
 		w.writeType(t.Items, enclosing)

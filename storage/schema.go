@@ -290,7 +290,7 @@ func (s *Schema) Validate() error {
 
 // FullName returns the record's full name, "namespace.name".
 func (s *Schema) FullName() string {
-	return fullName(s.Name, s.Namespace, "")
+	return FullName(s.Name, s.Namespace, "")
 }
 
 // recordType returns s as a record Type (sharing its fields).
@@ -377,9 +377,10 @@ func (s *Schema) withFields(fields []Field) *Schema {
 	return &Schema{Name: s.Name, Namespace: s.Namespace, Doc: s.Doc, Fields: fields}
 }
 
-// fullName resolves an Avro name against its namespace attribute and the
-// enclosing namespace.
-func fullName(name, namespace, enclosing string) string {
+// FullName resolves an Avro name against its namespace attribute and the
+// enclosing namespace, as the Avro specification does: a name holding a dot
+// is full already; otherwise namespace, or else enclosing, comes before it.
+func FullName(name, namespace, enclosing string) string {
 	switch {
 	case strings.Contains(name, "."):
 		return name
@@ -392,17 +393,18 @@ func fullName(name, namespace, enclosing string) string {
 	}
 }
 
-// namespaceOf returns the namespace part of a full name.
-func namespaceOf(full string) string {
+// NamespaceOf returns the namespace part of a full name: what comes before
+// its last dot, or "" if it has none.
+func NamespaceOf(full string) string {
 	if i := strings.LastIndexByte(full, '.'); i >= 0 {
 		return full[:i]
 	}
 	return ""
 }
 
-// validName reports whether s is an Avro name: a letter or underscore, then
+// ValidName reports whether s is an Avro name: a letter or underscore, then
 // letters, digits and underscores.
-func validName(s string) bool {
+func ValidName(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -421,9 +423,36 @@ func validName(s string) bool {
 // validFullName reports whether s is a dot-separated sequence of Avro names.
 func validFullName(s string) bool {
 	for part := range strings.SplitSeq(s, ".") {
-		if !validName(part) {
+		if !ValidName(part) {
 			return false
 		}
 	}
 	return true
+}
+
+// WideningRank is t's place on the chain schema evolution widens numbers
+// along, int -> long -> float -> double, from 1; 0 for any other type, a
+// decimal included.
+func WideningRank(t *Type) int {
+	if t.Logical != LogicalNone {
+		return 0
+	}
+	switch t.Kind {
+	case KindInt:
+		return 1
+	case KindLong:
+		return 2
+	case KindFloat:
+		return 3
+	case KindDouble:
+		return 4
+	}
+	return 0
+}
+
+// Widens reports whether a column of type from widens to type to along
+// that chain.
+func Widens(from, to *Type) bool {
+	rf := WideningRank(from)
+	return rf > 0 && rf < WideningRank(to)
 }

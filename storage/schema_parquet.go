@@ -55,7 +55,7 @@ func (v *schemaValidator) check(t *Type, enclosing, path string) error {
 	}
 	switch t.Kind {
 	case KindRecord, KindEnum, KindFixed:
-		full := fullName(t.Name, t.Namespace, enclosing)
+		full := FullName(t.Name, t.Namespace, enclosing)
 		_, primitive := primitiveKinds[lastName(full)]
 		if !validFullName(t.Name) || t.Namespace != "" && !validFullName(t.Namespace) || primitive || lastName(full) == "null" {
 			return pathError(path, fmt.Errorf("%s has an invalid name %q", t.Kind, full))
@@ -64,13 +64,13 @@ func (v *schemaValidator) check(t *Type, enclosing, path string) error {
 			return pathError(path, fmt.Errorf("recursive type %q cannot be stored in Parquet", full))
 		}
 		if prev, ok := v.named[full]; ok {
-			if !sameDefinition(prev, t) {
+			if !SameDefinition(prev, t) {
 				return pathError(path, fmt.Errorf("type %q is defined twice, differently", full))
 			}
 			return nil
 		}
 		v.named[full] = t
-		enclosing = namespaceOf(full)
+		enclosing = NamespaceOf(full)
 	}
 	if err := v.checkKind(t, enclosing, path); err != nil {
 		return err
@@ -78,7 +78,9 @@ func (v *schemaValidator) check(t *Type, enclosing, path string) error {
 	return checkLogical(t, path)
 }
 
-func sameDefinition(a, b *Type) bool {
+// SameDefinition reports whether a and b describe the same type but for
+// their nullability.
+func SameDefinition(a, b *Type) bool {
 	x, y := *a, *b
 	x.Nullable, y.Nullable = false, false
 	return x.Equal(&y)
@@ -109,7 +111,7 @@ func (v *schemaValidator) checkKind(t *Type, enclosing, path string) error {
 		if err := checkNames(names, "field"); err != nil {
 			return pathError(path, fmt.Errorf("record %q: %w", t.Name, err))
 		}
-		full := fullName(t.Name, t.Namespace, enclosing)
+		full := FullName(t.Name, t.Namespace, enclosing)
 		v.active[full] = true
 		for _, f := range t.Fields {
 			if err := v.check(f.Type, enclosing, joinPath(path, f.Name)); err != nil {
@@ -131,7 +133,7 @@ func (v *schemaValidator) checkKind(t *Type, enclosing, path string) error {
 func checkNames(names []string, what string) error {
 	seen := make(map[string]bool, len(names))
 	for _, n := range names {
-		if !validName(n) {
+		if !ValidName(n) {
 			return fmt.Errorf("invalid %s name %q", what, n)
 		}
 		if seen[n] {
@@ -339,9 +341,9 @@ func (f *fieldNode) Value(reflect.Value) reflect.Value { return reflect.Value{} 
 // Spark's Avro converter names them.
 func SchemaFromParquet(ps *parquet.Schema) (*Schema, error) {
 	full := ps.Name()
-	namespace := namespaceOf(full)
+	namespace := NamespaceOf(full)
 	name := strings.TrimPrefix(full[len(namespace):], ".")
-	if !validName(name) || namespace != "" && !validFullName(namespace) {
+	if !ValidName(name) || namespace != "" && !validFullName(namespace) {
 		return nil, fmt.Errorf("storage: derive schema from Parquet: message name %q is not a valid Avro name", full)
 	}
 	fields, err := fieldsFromParquet(ps.Fields(), full, "")
@@ -360,7 +362,7 @@ func fieldsFromParquet(nodes []parquet.Field, record, path string) ([]Field, err
 	for i, n := range nodes {
 		name := n.Name()
 		p := joinPath(path, name)
-		if !validName(name) {
+		if !ValidName(name) {
 			return nil, pathError(p, errors.New("not a valid Avro field name"))
 		}
 		t, err := typeFromParquet(n, name, record, p)

@@ -117,7 +117,7 @@ func (n *valueNode) encodeDecimal(d Decimal) (parquet.Value, error) {
 	if err != nil {
 		return parquet.Value{}, n.fieldError("%v", err)
 	}
-	if !decimalFits(d, lc.precision) {
+	if !d.Fits(lc.precision) {
 		return parquet.Value{}, n.fieldError("%s does not fit decimal(%d,%d)", d, lc.precision, lc.scale)
 	}
 	b := appendTwosComplement(nil, d, lc.size)
@@ -136,8 +136,8 @@ var pow10Int64 = func() (p [19]int64) {
 	return p
 }()
 
-// decimalFits reports whether d's unscaled value has at most precision digits.
-func decimalFits(d Decimal, precision int) bool {
+// Fits reports whether d's unscaled value has at most precision digits.
+func (d Decimal) Fits(precision int) bool {
 	if d.big == nil {
 		if precision >= len(pow10Int64) {
 			return true

@@ -17,6 +17,7 @@ import (
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/validate"
 	"github.com/hoodie-dev/hoodie/write"
+	"github.com/hoodie-dev/hoodie/write/ingest"
 )
 
 // writeFlags are the flags every write command takes.
@@ -200,7 +201,7 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 	if progress {
 		fmt.Fprintf(io.err, "reading %s...\n", name)
 	}
-	input, err := decodeInput(ctx, in, name, format, schema)
+	input, err := ingest.Decode(ctx, in, name, ingest.Format(format), schema)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package storage
+package ingest
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hoodie-dev/hoodie/storage"
 )
 
 // loose parses JSON text into a loose value, keeping the order of members.
@@ -75,29 +77,20 @@ func mustLoose(t testing.TB, text string) any {
 	return v
 }
 
-func inferTestSchema(t testing.TB, avroJSON string) *Schema {
-	t.Helper()
-	s, err := ParseSchema([]byte(avroJSON))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // typeString renders a type compactly for test expectations: a "?" suffix
 // for nullable, name{fields} for records, [items] for arrays, map<values>.
-func typeString(t *Type) string {
+func typeString(t *storage.Type) string {
 	var s string
 	switch {
-	case t.Kind == KindRecord:
+	case t.Kind == storage.KindRecord:
 		fields := make([]string, len(t.Fields))
 		for i, f := range t.Fields {
 			fields[i] = f.Name + ":" + typeString(f.Type)
 		}
 		s = t.Name + "{" + strings.Join(fields, ",") + "}"
-	case t.Kind == KindArray:
+	case t.Kind == storage.KindArray:
 		s = "[" + typeString(t.Items) + "]"
-	case t.Kind == KindMap:
+	case t.Kind == storage.KindMap:
 		s = "map<" + typeString(t.Values) + ">"
 	default:
 		s = typeName(t)
@@ -108,8 +101,13 @@ func typeString(t *Type) string {
 	return s
 }
 
-func schemaString(s *Schema) string {
-	return typeString(s.recordType())
+// recordTypeOf returns s as a record type, sharing its fields.
+func recordTypeOf(s *storage.Schema) *storage.Type {
+	return &storage.Type{Kind: storage.KindRecord, Name: s.Name, Namespace: s.Namespace, Doc: s.Doc, Fields: s.Fields}
+}
+
+func schemaString(s *storage.Schema) string {
+	return typeString(recordTypeOf(s))
 }
 
 // valuesEqual reports whether two values of the value model are equal, NaN
@@ -154,10 +152,10 @@ func valuesEqual(a, b any) bool {
 // encode to Parquet and decode back unchanged. Rows with null array
 // elements, which the types allow but Parquet's two-level lists cannot
 // store, are skipped.
-func checkModelRows(t testing.TB, s *Schema, rows [][]any) {
+func checkModelRows(t testing.TB, s *storage.Schema, rows [][]any) {
 	t.Helper()
 	for i, row := range rows {
-		if hasNullElement(row, s.recordType()) {
+		if hasNullElement(row, recordTypeOf(s)) {
 			continue
 		}
 		pr, err := s.AppendRow(nil, row)
@@ -176,23 +174,23 @@ func checkModelRows(t testing.TB, s *Schema, rows [][]any) {
 
 // hasNullElement reports whether v, a value of type t, holds an array with a
 // null element.
-func hasNullElement(v any, t *Type) bool {
+func hasNullElement(v any, t *storage.Type) bool {
 	switch t.Kind {
-	case KindRecord:
+	case storage.KindRecord:
 		values, _ := v.([]any)
 		for i, f := range t.Fields {
 			if i < len(values) && hasNullElement(values[i], f.Type) {
 				return true
 			}
 		}
-	case KindArray:
+	case storage.KindArray:
 		elems, _ := v.([]any)
 		for _, e := range elems {
 			if e == nil || hasNullElement(e, t.Items) {
 				return true
 			}
 		}
-	case KindMap:
+	case storage.KindMap:
 		m, _ := v.(map[string]any)
 		for _, e := range m {
 			if hasNullElement(e, t.Values) {
@@ -212,91 +210,91 @@ func utcTime(s string) time.Time {
 }
 
 func TestCoerceValue(t *testing.T) {
-	record := RecordType("r",
-		Field{Name: "a", Type: Primitive(KindInt)},
-		Field{Name: "b", Type: Nullable(Primitive(KindString))},
-		Field{Name: "items", Type: Nullable(ArrayType(RecordType("item", Field{Name: "q", Type: Primitive(KindInt)})))})
+	record := storage.RecordType("r",
+		storage.Field{Name: "a", Type: storage.Primitive(storage.KindInt)},
+		storage.Field{Name: "b", Type: storage.Nullable(storage.Primitive(storage.KindString))},
+		storage.Field{Name: "items", Type: storage.Nullable(storage.ArrayType(storage.RecordType("item", storage.Field{Name: "q", Type: storage.Primitive(storage.KindInt)})))})
 	bigUnscaled, _ := new(big.Int).SetString("12345678901234567890", 10)
 	tests := []struct {
 		value   string // JSON
-		typ     *Type
+		typ     *storage.Type
 		want    any
 		wantErr string
 	}{
-		{`3`, Primitive(KindInt), int32(3), ""},
-		{`"-3"`, Primitive(KindInt), int32(-3), ""},
-		{`3.0`, Primitive(KindInt), int32(3), ""},
-		{`1e2`, Primitive(KindInt), int32(100), ""},
-		{`3.5`, Primitive(KindInt), nil, `column "c": 3.5 does not fit int: not a whole number`},
-		{`2147483648`, Primitive(KindInt), nil, "out of range"},
-		{`2.147483648e9`, Primitive(KindInt), nil, "out of range"},
-		{`"abc"`, Primitive(KindInt), nil, `"abc" does not fit int: not a number`},
-		{`"+3"`, Primitive(KindInt), nil, "not a number"},
-		{`true`, Primitive(KindInt), nil, "not a number"},
-		{`null`, Primitive(KindInt), nil, "null does not fit int: the column is not nullable"},
-		{`null`, Nullable(Primitive(KindInt)), nil, ""},
-		{`9223372036854775807`, Primitive(KindLong), int64(math.MaxInt64), ""},
-		{`9223372036854775808`, Primitive(KindLong), nil, "out of range"},
-		{`1e20`, Primitive(KindLong), nil, "out of range"},
-		{`1.5`, Primitive(KindFloat), float32(1.5), ""},
-		{`1e39`, Primitive(KindFloat), nil, "out of range"},
-		{`7`, Primitive(KindDouble), float64(7), ""},
-		{`"-Infinity"`, Primitive(KindDouble), math.Inf(-1), ""},
-		{`1e400`, Primitive(KindDouble), nil, "1e400 does not fit double: out of range"},
-		{`"0x10"`, Primitive(KindDouble), nil, "not a number"},
-		{`1.5`, DecimalType(5, 2), NewDecimalInt64(150, 2), ""},
-		{`"123.45"`, DecimalType(5, 2), NewDecimalInt64(12345, 2), ""},
-		{`1.230`, DecimalType(5, 2), NewDecimalInt64(123, 2), ""},
-		{`-7`, DecimalType(5, 2), NewDecimalInt64(-700, 2), ""},
-		{`1234.5`, DecimalType(5, 2), nil, "1234.5 does not fit decimal(5,2): more than 5 digits"},
-		{`1.234`, DecimalType(5, 2), nil, "more than 2 digits after the point"},
-		{`"1,5"`, DecimalType(5, 2), nil, "not a number"},
-		{`12345678901234567890`, FixedDecimalType("f", 9, 20, 0), NewDecimal(bigUnscaled, 0), ""},
-		{`"2024-02-29"`, DateType(), Date(19782), ""},
+		{`3`, storage.Primitive(storage.KindInt), int32(3), ""},
+		{`"-3"`, storage.Primitive(storage.KindInt), int32(-3), ""},
+		{`3.0`, storage.Primitive(storage.KindInt), int32(3), ""},
+		{`1e2`, storage.Primitive(storage.KindInt), int32(100), ""},
+		{`3.5`, storage.Primitive(storage.KindInt), nil, `column "c": 3.5 does not fit int: not a whole number`},
+		{`2147483648`, storage.Primitive(storage.KindInt), nil, "out of range"},
+		{`2.147483648e9`, storage.Primitive(storage.KindInt), nil, "out of range"},
+		{`"abc"`, storage.Primitive(storage.KindInt), nil, `"abc" does not fit int: not a number`},
+		{`"+3"`, storage.Primitive(storage.KindInt), nil, "not a number"},
+		{`true`, storage.Primitive(storage.KindInt), nil, "not a number"},
+		{`null`, storage.Primitive(storage.KindInt), nil, "null does not fit int: the column is not nullable"},
+		{`null`, storage.Nullable(storage.Primitive(storage.KindInt)), nil, ""},
+		{`9223372036854775807`, storage.Primitive(storage.KindLong), int64(math.MaxInt64), ""},
+		{`9223372036854775808`, storage.Primitive(storage.KindLong), nil, "out of range"},
+		{`1e20`, storage.Primitive(storage.KindLong), nil, "out of range"},
+		{`1.5`, storage.Primitive(storage.KindFloat), float32(1.5), ""},
+		{`1e39`, storage.Primitive(storage.KindFloat), nil, "out of range"},
+		{`7`, storage.Primitive(storage.KindDouble), float64(7), ""},
+		{`"-Infinity"`, storage.Primitive(storage.KindDouble), math.Inf(-1), ""},
+		{`1e400`, storage.Primitive(storage.KindDouble), nil, "1e400 does not fit double: out of range"},
+		{`"0x10"`, storage.Primitive(storage.KindDouble), nil, "not a number"},
+		{`1.5`, storage.DecimalType(5, 2), storage.NewDecimalInt64(150, 2), ""},
+		{`"123.45"`, storage.DecimalType(5, 2), storage.NewDecimalInt64(12345, 2), ""},
+		{`1.230`, storage.DecimalType(5, 2), storage.NewDecimalInt64(123, 2), ""},
+		{`-7`, storage.DecimalType(5, 2), storage.NewDecimalInt64(-700, 2), ""},
+		{`1234.5`, storage.DecimalType(5, 2), nil, "1234.5 does not fit decimal(5,2): more than 5 digits"},
+		{`1.234`, storage.DecimalType(5, 2), nil, "more than 2 digits after the point"},
+		{`"1,5"`, storage.DecimalType(5, 2), nil, "not a number"},
+		{`12345678901234567890`, storage.FixedDecimalType("f", 9, 20, 0), storage.NewDecimal(bigUnscaled, 0), ""},
+		{`"2024-02-29"`, storage.DateType(), storage.Date(19782), ""},
 		// A number is a guess about its unit: 20240101 would be year 57385.
-		{`20240101`, DateType(), nil, "20240101 does not fit date: a number is not a date"},
-		{`19000`, DateType(), nil, "a number is not a date"},
-		{`"19000"`, DateType(), nil, "a number is not a date"},
-		{`"2023-02-29"`, DateType(), nil, "not a YYYY-MM-DD date"},
-		{`1.5`, DateType(), nil, "a number is not a date"},
-		{`"2023-04-01T17:01:00.123456000Z"`, TimestampMicrosType(), utcTime("2023-04-01T17:01:00.123456Z"), ""},
-		{`"2023-04-01T17:01:00.1234567Z"`, TimestampMicrosType(), nil, "more fraction digits than the column's microseconds keep"},
-		{`"2023-04-01T17:01:00.123456789Z"`, TimestampMicrosType(), nil, "more fraction digits than the column's microseconds keep"},
-		{`"2023-04-01T19:01:00+02:00"`, TimestampMicrosType(), utcTime("2023-04-01T17:01:00Z"), ""},
-		{`"2023-04-01 17:01:00.5"`, TimestampMicrosType(), utcTime("2023-04-01T17:01:00.5Z"), ""},
-		{`1680368460123456`, TimestampMicrosType(), nil, "a number is not a timestamp"},
-		{`"1680368460123"`, TimestampMillisType(), nil, "a number is not a timestamp"},
-		{`"2023-04-01T17:01:00.123000Z"`, TimestampMillisType(), utcTime("2023-04-01T17:01:00.123Z"), ""},
-		{`"2023-04-01T17:01:00.123456Z"`, TimestampMillisType(), nil, "more fraction digits than the column's milliseconds keep"},
-		{`"yesterday"`, TimestampMillisType(), nil, "not an RFC 3339 timestamp"},
-		{`"aGVsbG8="`, Primitive(KindBytes), []byte("hello"), ""},
-		{`""`, Primitive(KindBytes), []byte{}, ""},
-		{`"!!"`, Primitive(KindBytes), nil, "not base64 text"},
-		{`"AAECAw=="`, FixedType("f", 4), []byte{0, 1, 2, 3}, ""},
-		{`"AAE="`, FixedType("f", 4), nil, "2 bytes, not 4"},
-		{`"x"`, Primitive(KindString), "x", ""},
-		{`5.10`, Primitive(KindString), "5.10", ""},
-		{`true`, Primitive(KindString), "true", ""},
-		{`{}`, Primitive(KindString), nil, "an object does not fit string: not a string"},
-		{`"0b3e5c36-1b5f-4f6e-8c1a-2f0f3f5a9c11"`, UUIDType(), "0b3e5c36-1b5f-4f6e-8c1a-2f0f3f5a9c11", ""},
-		{`"B"`, EnumType("e", "A", "B"), "B", ""},
-		{`"Z"`, EnumType("e", "A", "B"), nil, `"Z" does not fit enum "e": not a symbol of the enum`},
-		{`true`, Primitive(KindBoolean), true, ""},
-		{`"FALSE"`, Primitive(KindBoolean), false, ""},
-		{`"yes"`, Primitive(KindBoolean), nil, "not a boolean"},
+		{`20240101`, storage.DateType(), nil, "20240101 does not fit date: a number is not a date"},
+		{`19000`, storage.DateType(), nil, "a number is not a date"},
+		{`"19000"`, storage.DateType(), nil, "a number is not a date"},
+		{`"2023-02-29"`, storage.DateType(), nil, "not a YYYY-MM-DD date"},
+		{`1.5`, storage.DateType(), nil, "a number is not a date"},
+		{`"2023-04-01T17:01:00.123456000Z"`, storage.TimestampMicrosType(), utcTime("2023-04-01T17:01:00.123456Z"), ""},
+		{`"2023-04-01T17:01:00.1234567Z"`, storage.TimestampMicrosType(), nil, "more fraction digits than the column's microseconds keep"},
+		{`"2023-04-01T17:01:00.123456789Z"`, storage.TimestampMicrosType(), nil, "more fraction digits than the column's microseconds keep"},
+		{`"2023-04-01T19:01:00+02:00"`, storage.TimestampMicrosType(), utcTime("2023-04-01T17:01:00Z"), ""},
+		{`"2023-04-01 17:01:00.5"`, storage.TimestampMicrosType(), utcTime("2023-04-01T17:01:00.5Z"), ""},
+		{`1680368460123456`, storage.TimestampMicrosType(), nil, "a number is not a timestamp"},
+		{`"1680368460123"`, storage.TimestampMillisType(), nil, "a number is not a timestamp"},
+		{`"2023-04-01T17:01:00.123000Z"`, storage.TimestampMillisType(), utcTime("2023-04-01T17:01:00.123Z"), ""},
+		{`"2023-04-01T17:01:00.123456Z"`, storage.TimestampMillisType(), nil, "more fraction digits than the column's milliseconds keep"},
+		{`"yesterday"`, storage.TimestampMillisType(), nil, "not an RFC 3339 timestamp"},
+		{`"aGVsbG8="`, storage.Primitive(storage.KindBytes), []byte("hello"), ""},
+		{`""`, storage.Primitive(storage.KindBytes), []byte{}, ""},
+		{`"!!"`, storage.Primitive(storage.KindBytes), nil, "not base64 text"},
+		{`"AAECAw=="`, storage.FixedType("f", 4), []byte{0, 1, 2, 3}, ""},
+		{`"AAE="`, storage.FixedType("f", 4), nil, "2 bytes, not 4"},
+		{`"x"`, storage.Primitive(storage.KindString), "x", ""},
+		{`5.10`, storage.Primitive(storage.KindString), "5.10", ""},
+		{`true`, storage.Primitive(storage.KindString), "true", ""},
+		{`{}`, storage.Primitive(storage.KindString), nil, "an object does not fit string: not a string"},
+		{`"0b3e5c36-1b5f-4f6e-8c1a-2f0f3f5a9c11"`, storage.UUIDType(), "0b3e5c36-1b5f-4f6e-8c1a-2f0f3f5a9c11", ""},
+		{`"B"`, storage.EnumType("e", "A", "B"), "B", ""},
+		{`"Z"`, storage.EnumType("e", "A", "B"), nil, `"Z" does not fit enum "e": not a symbol of the enum`},
+		{`true`, storage.Primitive(storage.KindBoolean), true, ""},
+		{`"FALSE"`, storage.Primitive(storage.KindBoolean), false, ""},
+		{`"yes"`, storage.Primitive(storage.KindBoolean), nil, "not a boolean"},
 		{`{"a": 1}`, record, []any{int32(1), nil, nil}, ""},
 		{`{"items": [{"q": 2}], "b": "x", "a": 1}`, record, []any{int32(1), "x", []any{[]any{int32(2)}}}, ""},
 		{`{"b": "x"}`, record, nil, `column "c.a": null does not fit int: the field is missing and not nullable`},
 		{`{"a": 1, "z": 2}`, record, nil, `the record has no field "z"`},
 		{`{"a": 1, "a": 2}`, record, nil, `the object has member "a" twice`},
 		{`{"a": 1, "items": [{"q": 1}, {"q": "z"}]}`, record, nil, `column "c.items[1].q": "z" does not fit int`},
-		{`[1, 2]`, ArrayType(Primitive(KindInt)), []any{int32(1), int32(2)}, ""},
-		{`[]`, ArrayType(Primitive(KindInt)), []any{}, ""},
-		{`[1, 2.5]`, ArrayType(Primitive(KindInt)), nil, `column "c[1]": 2.5 does not fit int`},
-		{`{"x": 1}`, MapType(Primitive(KindLong)), map[string]any{"x": int64(1)}, ""},
-		{`{}`, MapType(Primitive(KindLong)), map[string]any{}, ""},
-		{`{"x": "y"}`, MapType(Primitive(KindLong)), nil, `column "c[\"x\"]": "y" does not fit long`},
-		{`[1]`, MapType(Primitive(KindLong)), nil, "an array does not fit map of long: not an object"},
+		{`[1, 2]`, storage.ArrayType(storage.Primitive(storage.KindInt)), []any{int32(1), int32(2)}, ""},
+		{`[]`, storage.ArrayType(storage.Primitive(storage.KindInt)), []any{}, ""},
+		{`[1, 2.5]`, storage.ArrayType(storage.Primitive(storage.KindInt)), nil, `column "c[1]": 2.5 does not fit int`},
+		{`{"x": 1}`, storage.MapType(storage.Primitive(storage.KindLong)), map[string]any{"x": int64(1)}, ""},
+		{`{}`, storage.MapType(storage.Primitive(storage.KindLong)), map[string]any{}, ""},
+		{`{"x": "y"}`, storage.MapType(storage.Primitive(storage.KindLong)), nil, `column "c[\"x\"]": "y" does not fit long`},
+		{`[1]`, storage.MapType(storage.Primitive(storage.KindLong)), nil, "an array does not fit map of long: not an object"},
 	}
 	for _, tt := range tests {
 		got, err := CoerceValue(mustLoose(t, tt.value), tt.typ, "c")
@@ -314,7 +312,7 @@ func TestCoerceValue(t *testing.T) {
 
 func TestCoerceValueSpecialFloats(t *testing.T) {
 	for _, s := range []string{"NaN", "nan", "Inf", "+Infinity", "-inf"} {
-		got, err := CoerceValue(s, Primitive(KindFloat), "c")
+		got, err := CoerceValue(s, storage.Primitive(storage.KindFloat), "c")
 		f, ok := got.(float32)
 		if err != nil || !ok || !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) {
 			t.Errorf("CoerceValue(%q, float) = %#v, %v", s, got, err)
@@ -382,10 +380,10 @@ func looseRow(in *Inferrer, line string) ([]any, error) {
 }
 
 func TestInferrer(t *testing.T) {
-	table := inferTestSchema(t, inferTable)
+	table := parseAvro(t, inferTable)
 	tests := []struct {
 		name    string
-		table   *Schema
+		table   *storage.Schema
 		text    bool
 		records []string
 		schema  string
@@ -461,7 +459,7 @@ func TestInferrer(t *testing.T) {
 		table:   table,
 		records: []string{`{"i": 1, "l": 2, "f": 1.5, "d": 3, "s": 4, "b": "true", "price": "9.99", "day": "2024-01-02", "at": "2024-01-02T03:04:05Z", "raw": "AQI=", "kind": "B", "m": {"k": 5}, "tags": [1], "r": {"a": 1, "b": "x"}, "req": 7}`},
 		schema:  `trips_record{i:int?,l:long?,f:float?,d:double?,s:string?,b:boolean?,price:decimal(10,2)?,day:date?,at:timestamp-micros?,raw:bytes?,kind:enum "kind"?,m:map<long>?,tags:[int]?,r:r{a:int,b:string}?,req:int?}`,
-		rows: [][]any{{int32(1), int64(2), float32(1.5), 3.0, "4", true, NewDecimalInt64(999, 2), Date(19724), utcTime("2024-01-02T03:04:05Z"),
+		rows: [][]any{{int32(1), int64(2), float32(1.5), 3.0, "4", true, storage.NewDecimalInt64(999, 2), storage.Date(19724), utcTime("2024-01-02T03:04:05Z"),
 			[]byte{1, 2}, "B", map[string]any{"k": int64(5)}, []any{int32(1)}, []any{int32(1), "x"}, int32(7)}},
 	}, {
 		name:    "table column only null keeps its type",
@@ -563,7 +561,7 @@ func TestInferrer(t *testing.T) {
 		text:    true,
 		records: []string{`{"i": "5", "price": "1.5", "s": "007", "day": "2024-01-02"}`},
 		schema:  `trips_record{i:int?,price:decimal(10,2)?,s:string?,day:date?}`,
-		rows:    [][]any{{int32(5), NewDecimalInt64(150, 2), "007", Date(19724)}},
+		rows:    [][]any{{int32(5), storage.NewDecimalInt64(150, 2), "007", storage.Date(19724)}},
 	}, {
 		name:    "a word in an int column of text does not fit",
 		table:   table,
@@ -584,7 +582,7 @@ func TestInferrer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := NewInferrer(InferOptions{Table: tt.table, Text: tt.text})
 			err := inferRecords(in, tt.records...)
-			var s *Schema
+			var s *storage.Schema
 			var rows [][]any
 			if err == nil {
 				s, rows, err = in.Finish()
@@ -613,7 +611,7 @@ func rowsAsValues(rows [][]any) []any {
 }
 
 func TestInferrerNames(t *testing.T) {
-	in := NewInferrer(InferOptions{Table: inferTestSchema(t, inferTable)})
+	in := NewInferrer(InferOptions{Table: parseAvro(t, inferTable)})
 	if err := inferRecords(in, `{"n": {"x": {"y": 1}}}`); err != nil {
 		t.Fatal(err)
 	}
@@ -626,10 +624,10 @@ func TestInferrerNames(t *testing.T) {
 	}
 	n := s.Fields[0].Type
 	x := n.Fields[0].Type
-	if got := fullName(n.Name, n.Namespace, ""); got != "hoodie.trips.trips_record.n" {
+	if got := storage.FullName(n.Name, n.Namespace, ""); got != "hoodie.trips.trips_record.n" {
 		t.Errorf("record n named %q", got)
 	}
-	if got := fullName(x.Name, x.Namespace, ""); got != "hoodie.trips.trips_record.n.x" {
+	if got := storage.FullName(x.Name, x.Namespace, ""); got != "hoodie.trips.trips_record.n.x" {
 		t.Errorf("record x named %q", got)
 	}
 	if _, err := NewInferrer(InferOptions{}).Column("a b"); err == nil || !strings.Contains(err.Error(), `column "a b": not a valid column name`) {
@@ -655,12 +653,12 @@ func TestInferrerAddErrorLeavesItUnchanged(t *testing.T) {
 }
 
 // fuzzTypes are the types FuzzCoerceValue coerces to.
-var fuzzTypes = []*Type{
-	Primitive(KindBoolean), Primitive(KindInt), Primitive(KindLong), Primitive(KindFloat), Primitive(KindDouble),
-	Primitive(KindString), Primitive(KindBytes), FixedType("f", 3), EnumType("e", "A", "B"), UUIDType(),
-	DecimalType(9, 3), FixedDecimalType("fd", 16, 38, 10), DateType(), TimestampMicrosType(), TimestampMillisType(),
-	ArrayType(Nullable(Primitive(KindInt))), MapType(DecimalType(5, 1)),
-	RecordType("r", Field{Name: "a", Type: Primitive(KindLong)}, Field{Name: "b", Type: Nullable(ArrayType(Primitive(KindDouble)))}),
+var fuzzTypes = []*storage.Type{
+	storage.Primitive(storage.KindBoolean), storage.Primitive(storage.KindInt), storage.Primitive(storage.KindLong), storage.Primitive(storage.KindFloat), storage.Primitive(storage.KindDouble),
+	storage.Primitive(storage.KindString), storage.Primitive(storage.KindBytes), storage.FixedType("f", 3), storage.EnumType("e", "A", "B"), storage.UUIDType(),
+	storage.DecimalType(9, 3), storage.FixedDecimalType("fd", 16, 38, 10), storage.DateType(), storage.TimestampMicrosType(), storage.TimestampMillisType(),
+	storage.ArrayType(storage.Nullable(storage.Primitive(storage.KindInt))), storage.MapType(storage.DecimalType(5, 1)),
+	storage.RecordType("r", storage.Field{Name: "a", Type: storage.Primitive(storage.KindLong)}, storage.Field{Name: "b", Type: storage.Nullable(storage.ArrayType(storage.Primitive(storage.KindDouble)))}),
 }
 
 func FuzzCoerceValue(f *testing.F) {
@@ -683,7 +681,7 @@ func FuzzCoerceValue(f *testing.F) {
 			}
 			return
 		}
-		checkModelRows(t, &Schema{Name: "row", Fields: []Field{{Name: "c", Type: typ}}}, [][]any{{got}})
+		checkModelRows(t, &storage.Schema{Name: "row", Fields: []storage.Field{{Name: "c", Type: typ}}}, [][]any{{got}})
 	})
 }
 
@@ -698,7 +696,7 @@ func FuzzInferrer(f *testing.F) {
 		f.Add(s, false, false)
 		f.Add(s, true, true)
 	}
-	table := inferTestSchema(f, inferTable)
+	table := parseAvro(f, inferTable)
 	f.Fuzz(func(t *testing.T, data string, withTable, text bool) {
 		opts := InferOptions{Text: text}
 		if withTable {
@@ -814,7 +812,7 @@ func TestInferrerMerge(t *testing.T) {
 
 // checkInferred fails t unless the schema and rows an Inferrer finished with
 // are those wanted.
-func checkInferred(t *testing.T, s *Schema, rows [][]any, schema string, want [][]any) {
+func checkInferred(t *testing.T, s *storage.Schema, rows [][]any, schema string, want [][]any) {
 	t.Helper()
 	if got := schemaString(s); got != schema {
 		t.Errorf("schema\n got %s\nwant %s", got, schema)
@@ -894,7 +892,7 @@ var mergeTestValues = [][]string{
 // conflict, gives the schema, rows and first error of adding them all by
 // Add.
 func TestInferrerMergeAsAdd(t *testing.T) {
-	table := inferTestSchema(t, inferTable)
+	table := parseAvro(t, inferTable)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 2000 {
 		opts := InferOptions{Text: rng.IntN(2) == 0}
@@ -964,7 +962,7 @@ func TestInferrerFinishFirstError(t *testing.T) {
 	rows[3*rowChunk+5][0] = "x"
 	rows[rowChunk+7][0] = "y"
 	_, _, err := in.Finish()
-	if want := fmt.Sprintf(`storage: record %d: column "n": "y" does not fit long: not a number`, rowChunk+8); err == nil || err.Error() != want {
+	if want := fmt.Sprintf(`ingest: record %d: column "n": "y" does not fit long: not a number`, rowChunk+8); err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
 }
@@ -1021,8 +1019,8 @@ func TestValuePath(t *testing.T) {
 		{[]string{"a", ""}, "a"},
 	}
 	for _, tt := range tests {
-		if got := ValuePath(tt.innermostFirst); got != tt.want {
-			t.Errorf("ValuePath(%q) = %q, want %q", tt.innermostFirst, got, tt.want)
+		if got := valuePath(tt.innermostFirst); got != tt.want {
+			t.Errorf("valuePath(%q) = %q, want %q", tt.innermostFirst, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package ingest
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func decodeTempFile(t *testing.T, name, format string, content []byte, table *st
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return decodeInput(context.Background(), f, name, format, table)
+	return Decode(context.Background(), f, name, Format(format), table)
 }
 
 // nullOr returns a nullable primitive type.
@@ -46,6 +46,7 @@ func recordSchema(fields ...storage.Field) *storage.Schema {
 	return &storage.Schema{Name: "record", Fields: fields}
 }
 
+// parseAvro parses a schema in Avro JSON.
 func parseAvro(t testing.TB, avroJSON string) *storage.Schema {
 	t.Helper()
 	s, err := storage.ParseSchema([]byte(avroJSON))
@@ -321,14 +322,14 @@ func TestDecodeParquet(t *testing.T) {
 		checkDecodedInput(t, in, plainSchema, plainRows, nil)
 	})
 	t.Run("plain standard input", func(t *testing.T) {
-		in, err := decodeInput(context.Background(), bytes.NewReader(plain), "standard input", "parquet", nil)
+		in, err := Decode(context.Background(), bytes.NewReader(plain), "standard input", "parquet", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkDecodedInput(t, in, plainSchema, plainRows, nil)
 	})
 	t.Run("corrupt standard input", func(t *testing.T) {
-		_, err := decodeInput(context.Background(), bytes.NewReader(plain[4:]), "standard input", "parquet", nil)
+		_, err := Decode(context.Background(), bytes.NewReader(plain[4:]), "standard input", "parquet", nil)
 		if want := `standard input: storage: open base file "input.parquet": not a readable Parquet file`; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want %s", err, want)
 		}
@@ -363,7 +364,7 @@ func TestDecodeInputErrors(t *testing.T) {
 		{"jsonl", []byte("{\"a\": 1}\n{\"a\": \"x\"}"), `in.jsonl: line 2: column "a": string here, but long in earlier records`},
 		{"jsonl", []byte(`{"a b": 1}`), `line 1: column "a b": not a valid column name`},
 		{"jsonl", []byte(`{"r": {}}`), `in.jsonl: storage: schema "record": field "r": record "r" has no fields`},
-		{"jsonl", []byte(`{}`), `in.jsonl: storage: the records have no columns`},
+		{"jsonl", []byte(`{}`), `in.jsonl: ingest: the records have no columns`},
 		{"jsonl", nil, `in.jsonl: no records`},
 		{"jsonl", []byte("\n \n"), `in.jsonl: no records`},
 		{"csv", []byte("a,b\n1,2\n3\n"), `in.csv: line 3: the header has 2 fields, this record 1`},
@@ -378,7 +379,7 @@ func TestDecodeInputErrors(t *testing.T) {
 		{"parquet", plain[:len(plain)-20], `in.parquet: storage: open base file "in.parquet": not a readable Parquet file`},
 		{"parquet", nil, `in.parquet: storage: open base file "in.parquet": not a readable Parquet file`},
 		{"parquet", writeTestParquet(t), `in.parquet: no records`},
-		{"xml", nil, `--format "xml": want jsonl or csv or parquet`},
+		{"xml", nil, `in.xml: unknown format "xml": want jsonl, csv or parquet`},
 	}
 	for _, tt := range tests {
 		_, err := decodeTempFile(t, "in."+tt.format, tt.format, tt.content, nil)
@@ -418,7 +419,7 @@ func TestDecodeInputCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, format := range []string{"jsonl", "csv", "parquet"} {
-		_, err := decodeInput(ctx, strings.NewReader("a\n1\n"), "in", format, nil)
+		_, err := Decode(ctx, strings.NewReader("a\n1\n"), "in", Format(format), nil)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: error %v, want context.Canceled", format, err)
 		}
@@ -465,7 +466,7 @@ func FuzzDecodeJSONL(f *testing.F) {
 		if withTable {
 			tab = table
 		}
-		in, err := decodeInput(context.Background(), strings.NewReader(data), "in.jsonl", "jsonl", tab)
+		in, err := Decode(context.Background(), strings.NewReader(data), "in.jsonl", "jsonl", tab)
 		// Decoded in small blocks, in parallel, the input decodes the same.
 		blocks, blocksErr := decodeJSONLBlocks(context.Background(), strings.NewReader(data), "in.jsonl", tab, 1+int(blockSize%32))
 		checkSameDecoding(t, blocks, blocksErr, in, err)
@@ -491,7 +492,7 @@ func FuzzDecodeCSV(f *testing.F) {
 		if withTable {
 			tab = table
 		}
-		in, err := decodeInput(context.Background(), strings.NewReader(data), "in.csv", "csv", tab)
+		in, err := Decode(context.Background(), strings.NewReader(data), "in.csv", "csv", tab)
 		// Decoded in small blocks, in parallel, the input decodes the same.
 		blocks, blocksErr := decodeCSVBlocks(context.Background(), strings.NewReader(data), "in.csv", tab, 1+int(blockSize%32))
 		checkSameDecoding(t, blocks, blocksErr, in, err)
@@ -507,7 +508,7 @@ func FuzzDecodeCSV(f *testing.F) {
 // winning.
 func looseToJSON(v any) any {
 	switch x := v.(type) {
-	case *storage.Object:
+	case *Object:
 		m := make(map[string]any, len(x.Names))
 		for i, name := range x.Names {
 			m[name] = looseToJSON(x.Values[i])

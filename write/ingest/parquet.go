@@ -1,4 +1,4 @@
-package main
+package ingest
 
 import (
 	"context"
@@ -12,10 +12,12 @@ import (
 	"github.com/hoodie-dev/hoodie/write"
 )
 
-// decodeParquet reads a Parquet file, a Hudi base file or any other. Its
+// DecodeParquet reads a Parquet file, a Hudi base file or any other. Its
 // schema comes from its parquet.avro.schema footer, or is derived from its
-// Parquet schema; its values keep their types.
-func decodeParquet(ctx context.Context, r io.Reader, name string, table *storage.Schema) (in *write.Input, err error) {
+// Parquet schema; its values keep their types. name and table are as for
+// Decode. Parquet needs random access: r is read in place if it is a
+// regular *os.File, and copied to a temporary file otherwise.
+func DecodeParquet(ctx context.Context, r io.Reader, name string, table *storage.Schema) (in *write.Input, err error) {
 	path, cleanup, err := localFile(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -92,7 +94,7 @@ func localFile(ctx context.Context, r io.Reader) (path string, cleanup func(), e
 			return f.Name(), func() {}, nil
 		}
 	}
-	dir, err := os.MkdirTemp("", "hoodiectl-input-")
+	dir, err := os.MkdirTemp("", "hoodie-ingest-")
 	if err != nil {
 		return "", nil, fmt.Errorf("buffer the input: %w", err)
 	}

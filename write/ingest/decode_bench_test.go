@@ -1,4 +1,4 @@
-package main
+package ingest
 
 import (
 	"bytes"
@@ -56,7 +56,7 @@ func benchmarkDecode(b *testing.B, format string, data []byte) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				in, err := decodeInput(context.Background(), bytes.NewReader(data), "trips."+format, format, bc.table)
+				in, err := Decode(context.Background(), bytes.NewReader(data), "trips."+format, Format(format), bc.table)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -91,7 +91,7 @@ func BenchmarkDecodeSmall(b *testing.B) {
 		b.Run(format, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := decodeInput(context.Background(), bytes.NewReader(data), "trips."+format, format, nil); err != nil {
+				if _, err := Decode(context.Background(), bytes.NewReader(data), "trips."+format, Format(format), nil); err != nil {
 					b.Fatal(err)
 				}
 			}

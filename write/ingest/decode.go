@@ -1,4 +1,4 @@
-package main
+package ingest
 
 import (
 	"bufio"
@@ -16,28 +16,40 @@ import (
 	"github.com/hoodie-dev/hoodie/write"
 )
 
-// decodeInput reads the records of a write command's input, in format
-// "jsonl", "csv" or "parquet", into a write.Input named name.
+// Format is the format of an input: how Decode reads its records.
+type Format string
+
+// The formats Decode reads.
+const (
+	JSONL   Format = "jsonl"   // JSON lines (see DecodeJSONL)
+	CSV     Format = "csv"     // CSV with a header line (see DecodeCSV)
+	Parquet Format = "parquet" // a Parquet file (see DecodeParquet)
+)
+
+// Decode reads the records of an input in format into a write.Input named
+// name, which errors name too.
 //
 // table is the table's schema without meta fields, or nil for a table with
 // no schema yet. JSON and CSV values take the types of the table's columns
 // where they fit them, and have their types inferred otherwise (see
-// storage.Inferrer); Parquet values keep the file's types. The input schema
-// is named after the table ("record" without one), lists its columns in
-// input order and makes each nullable. The five Hudi meta columns, which
-// `hoodiectl read` prints, are dropped. An input without records is an
-// error.
-func decodeInput(ctx context.Context, r io.Reader, name, format string, table *storage.Schema) (*write.Input, error) {
-	if err := checkFormat(format, "jsonl", "csv", "parquet"); err != nil {
-		return nil, err
-	}
+// Inferrer); Parquet values keep the file's types. The input schema is
+// named after the table ("record" without one), lists its columns in input
+// order and makes each nullable. The five Hudi meta columns, which a read
+// of a table prints, are dropped. An input without records is an error, and
+// so is a format Decode does not know.
+//
+// A bad record is one *write.RecordError naming the input, the line (the
+// position for Parquet) and the cause. Decode stops when ctx is done.
+func Decode(ctx context.Context, r io.Reader, name string, format Format, table *storage.Schema) (*write.Input, error) {
 	switch format {
-	case "csv":
-		return decodeCSV(ctx, r, name, table)
-	case "parquet":
-		return decodeParquet(ctx, r, name, table)
+	case JSONL:
+		return DecodeJSONL(ctx, r, name, table)
+	case CSV:
+		return DecodeCSV(ctx, r, name, table)
+	case Parquet:
+		return DecodeParquet(ctx, r, name, table)
 	}
-	return decodeJSONL(ctx, r, name, table)
+	return nil, fmt.Errorf("%s: unknown format %q: want %s, %s or %s", name, format, JSONL, CSV, Parquet)
 }
 
 // contextReader reads from r until ctx is done.
@@ -279,7 +291,7 @@ func (c *repeatedStrings) add(s string) any {
 
 // blockRecords are the records of blocks of lines of an input.
 type blockRecords struct {
-	inf   *storage.Inferrer
+	inf   *Inferrer
 	lines []int // the records' line numbers
 }
 
@@ -304,12 +316,12 @@ func recordError(name string, line int, err error) error {
 
 // finishInput returns the records inf holds as the input name; lines are
 // their line numbers.
-func finishInput(name string, inf *storage.Inferrer, lines []int) (*write.Input, error) {
+func finishInput(name string, inf *Inferrer, lines []int) (*write.Input, error) {
 	if inf.Len() == 0 {
 		return nil, fmt.Errorf("%s: no records", name)
 	}
 	schema, rows, err := inf.Finish()
-	var rowErr *storage.RowError
+	var rowErr *RowError
 	if errors.As(err, &rowErr) && rowErr.Row < len(lines) {
 		return nil, recordError(name, lines[rowErr.Row], rowErr.Err)
 	}

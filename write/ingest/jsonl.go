@@ -1,4 +1,4 @@
-package main
+package ingest
 
 import (
 	"bytes"
@@ -17,27 +17,33 @@ import (
 	"github.com/hoodie-dev/hoodie/write"
 )
 
-// decodeJSONL reads JSON lines: one JSON object per line, blank lines
+// DecodeJSONL reads JSON lines: one JSON object per line, blank lines
 // skipped. Members keep their order, which gives the order of the columns.
 // Strings must be valid text: invalid UTF-8 and lone surrogate escapes are
-// refused, not replaced (see jsonParser.str).
-func decodeJSONL(ctx context.Context, r io.Reader, name string, table *storage.Schema) (*write.Input, error) {
+// refused, not replaced (see jsonParser.str). name and table are as for
+// Decode.
+//
+// The input is cut into blocks of lines of 4 MiB or so, decoded on all
+// cores and merged in input order; at most 16 blocks wait to be merged. A
+// block with a bad record is decoded again line by line, so that the error
+// names the line a sequential decoding would.
+func DecodeJSONL(ctx context.Context, r io.Reader, name string, table *storage.Schema) (*write.Input, error) {
 	return decodeJSONLBlocks(ctx, r, name, table, jsonlBlockSize)
 }
 
 // jsonSpace is the whitespace JSON allows around a value within a line.
 const jsonSpace = " \t\r"
 
-// jsonlBlockSize is the size of the blocks of lines that decodeJSONL decodes
+// jsonlBlockSize is the size of the blocks of lines that DecodeJSONL decodes
 // in parallel.
 const jsonlBlockSize = 4 << 20
 
-// decodeJSONLBlocks is decodeJSONL cutting the input into blocks of lines of
+// decodeJSONLBlocks is DecodeJSONL cutting the input into blocks of lines of
 // blockSize bytes or so, decoded each on its own and merged in input order.
 func decodeJSONLBlocks(ctx context.Context, r io.Reader, name string, table *storage.Schema, blockSize int) (*write.Input, error) {
 	blocks := &blockReader{r: newTextReader(ctx, r, 4096), size: blockSize, line: 1}
 	newRecords := func() *blockRecords {
-		return &blockRecords{inf: storage.NewInferrer(storage.InferOptions{Table: table})}
+		return &blockRecords{inf: NewInferrer(InferOptions{Table: table})}
 	}
 	decode := func(b lineBlock) *blockRecords {
 		recs := newRecords()
@@ -236,7 +242,7 @@ const maxJSONDepth = 1000
 // maxInternedKeys bounds the member names a jsonParser interns.
 const maxInternedKeys = 10000
 
-// jsonParser parses JSON text into loose values (see storage.CoerceValue):
+// jsonParser parses JSON text into loose values (see CoerceValue):
 // objects keep their members' order, numbers are json.Number, and strings
 // are valid UTF-8 text, as in the input.
 type jsonParser struct {
@@ -338,7 +344,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 		return nil, fmt.Errorf("invalid JSON: nested deeper than %d", maxJSONDepth)
 	}
 	p.pos++
-	o := &storage.Object{}
+	o := &Object{}
 	if p.skipSpace() == '}' {
 		p.pos++
 		return o, nil
@@ -546,7 +552,7 @@ type textError struct {
 	column int      // the column of the problem in the line (see jsonParser.column)
 	cause  string   // the problem
 	name   bool     // the string is a member name
-	path   []string // member names and array indexes "[i]", innermost first (see storage.ValuePath)
+	path   []string // member names and array indexes "[i]", innermost first (see valuePath)
 }
 
 func (e *textError) Error() string {
@@ -558,7 +564,7 @@ func (e *textError) Error() string {
 	if len(e.path) == 0 {
 		return msg
 	}
-	return fmt.Sprintf("member %q: %s", storage.ValuePath(e.path), msg)
+	return fmt.Sprintf("member %q: %s", valuePath(e.path), msg)
 }
 
 // inside adds elem, a member name or an array index "[i]", to the path of

@@ -1,4 +1,4 @@
-package main
+package ingest
 
 import (
 	"context"
@@ -11,19 +11,20 @@ import (
 	"github.com/hoodie-dev/hoodie/write"
 )
 
-// decodeCSV reads CSV (RFC 4180): a header line naming the columns, then one
+// DecodeCSV reads CSV (RFC 4180): a header line naming the columns, then one
 // record per row, each with as many fields as the header. Fields are untyped
 // text, an empty field is null. A quoted field keeps its bytes exactly, line
-// ends ("\r\n" too) included (see csvReader).
-func decodeCSV(ctx context.Context, r io.Reader, name string, table *storage.Schema) (*write.Input, error) {
+// ends ("\r\n" too) included (see csvReader). name and table are as for
+// Decode; the records are decoded in blocks as by DecodeJSONL.
+func DecodeCSV(ctx context.Context, r io.Reader, name string, table *storage.Schema) (*write.Input, error) {
 	return decodeCSVBlocks(ctx, r, name, table, csvBlockSize)
 }
 
-// csvBlockSize is the size of the blocks of records that decodeCSV decodes
+// csvBlockSize is the size of the blocks of records that DecodeCSV decodes
 // in parallel.
 const csvBlockSize = 4 << 20
 
-// decodeCSVBlocks is decodeCSV cutting the records after the header into
+// decodeCSVBlocks is DecodeCSV cutting the records after the header into
 // blocks of blockSize bytes or so, decoded each on its own and merged in
 // input order.
 func decodeCSVBlocks(ctx context.Context, r io.Reader, name string, table *storage.Schema, blockSize int) (*write.Input, error) {
@@ -80,8 +81,8 @@ func decodeCSVBlocks(ctx context.Context, r io.Reader, name string, table *stora
 
 // newCSVInferrer returns an Inferrer for the records of a CSV input written
 // to a table of schema table.
-func newCSVInferrer(table *storage.Schema) *storage.Inferrer {
-	return storage.NewInferrer(storage.InferOptions{Table: table, Text: true})
+func newCSVInferrer(table *storage.Schema) *Inferrer {
+	return NewInferrer(InferOptions{Table: table, Text: true})
 }
 
 // csvDecoder turns the records of a CSV input into records of an Inferrer.
@@ -136,7 +137,7 @@ func (d *csvDecoder) decode(name string, b lineBlock) error {
 
 // csvColumns adds the columns of a header line to inf. It returns the column
 // index of each header field, -1 for meta columns, and the number of columns.
-func csvColumns(inf *storage.Inferrer, header []string) (cols []int, n int, err error) {
+func csvColumns(inf *Inferrer, header []string) (cols []int, n int, err error) {
 	cols = make([]int, len(header))
 	for i, h := range header {
 		switch {
