@@ -6,24 +6,26 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hoodie-dev/hoodie/bench"
 )
 
 // benchRowsWant are the rows each workload of bench --rows 3000 handles.
-var benchRowsWant = map[string]int{
-	wlParquetGo:  3000,
-	wlBulkInsert: 3000,
-	wlBulkNoMeta: 3000,
-	wlBulkNoSort: 3000,
-	wlUpsert1k:   1000,
-	wlUpsert100k: 100_000,
-	wlDelete:     1000,
-	wlTag:        100_000,
-	wlSnapshot:   3000,
-	wlTimeTravel: 3000,
-	wlPartition:  1018, // the trips of seed 1 in asia/india/chennai
-	wlOneKey:     1,
-	wlSQL:        3000,
-	wlDuckDB:     3000,
+var benchRowsWant = map[bench.Workload]int{
+	bench.ParquetGoWrite:   3000,
+	bench.BulkInsert:       3000,
+	bench.BulkInsertNoMeta: 3000,
+	bench.BulkInsertNoSort: 3000,
+	bench.Upsert1k:         1000,
+	bench.Upsert100k:       100_000,
+	bench.Delete1k:         1000,
+	bench.Tag100k:          100_000,
+	bench.SnapshotScan:     3000,
+	bench.TimeTravel:       3000,
+	bench.PartitionScan:    1018, // the trips of seed 1 in asia/india/chennai
+	bench.KeyLookup:        1,
+	bench.SQL:              3000,
+	bench.DuckDB:           3000,
 }
 
 func TestBenchTable(t *testing.T) {
@@ -39,8 +41,8 @@ func TestBenchTable(t *testing.T) {
 	if !ok {
 		t.Fatalf("no validation section:\n%s", r.stdout)
 	}
-	for _, w := range benchWorkloads {
-		rows, ok := tableCell(report, w)
+	for _, w := range bench.Workloads() {
+		rows, ok := tableCell(report, string(w))
 		if !ok {
 			t.Errorf("no line for %s:\n%s", w, report)
 			continue
@@ -48,7 +50,7 @@ func TestBenchTable(t *testing.T) {
 		if want := strconv.Itoa(benchRowsWant[w]); rows != want {
 			t.Errorf("%s: %s rows, want %s", w, rows, want)
 		}
-		if check, ok := tableCell(validated, w); !ok || check == "" {
+		if check, ok := tableCell(validated, string(w)); !ok || check == "" {
 			t.Errorf("%s: nothing validated:\n%s", w, validated)
 		}
 	}
@@ -78,16 +80,17 @@ func tableCell(text, name string) (string, bool) {
 
 func TestBenchJSON(t *testing.T) {
 	r := hoodiectl(t, "", "bench", "--rows", "3000", "--runs", "2", "--format", "json", "--warm", "--dir", t.TempDir()).mustSucceed(t)
-	var rep benchReport
+	workloads := bench.Workloads()
+	var rep bench.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("%v:\n%s", err, r.stdout)
 	}
-	if rep.Rows != 3000 || rep.Runs != 2 || rep.Memory != "warm" || len(rep.Results) != len(benchWorkloads) || len(rep.Ratios) != 3 {
+	if rep.Rows != 3000 || rep.Runs != 2 || rep.Memory != "warm" || len(rep.Results) != len(workloads) || len(rep.Ratios) != 3 {
 		t.Fatalf("report of %d rows, %d runs, %q memory, %d results, %d ratios:\n%s", rep.Rows, rep.Runs, rep.Memory, len(rep.Results), len(rep.Ratios), r.stdout)
 	}
 	for i, res := range rep.Results {
-		if res.Workload != benchWorkloads[i] || res.Rows != benchRowsWant[res.Workload] {
-			t.Errorf("result %d: %s of %d rows, want %s of %d", i, res.Workload, res.Rows, benchWorkloads[i], benchRowsWant[benchWorkloads[i]])
+		if res.Workload != workloads[i] || res.Rows != benchRowsWant[res.Workload] {
+			t.Errorf("result %d: %s of %d rows, want %s of %d", i, res.Workload, res.Rows, workloads[i], benchRowsWant[workloads[i]])
 		}
 		if len(res.Runs) != 2 || res.Best <= 0 || res.Best > res.Median || res.Validated == "" {
 			t.Errorf("%s: runs %v, best %v, median %v, validated %q", res.Workload, res.Runs, res.Best, res.Median, res.Validated)

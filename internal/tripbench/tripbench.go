@@ -1,9 +1,10 @@
-// Package tripbench defines the workloads on which Hoodie's performance
-// targets are measured, so that hoodiectl bench and the benchmarks of other
-// engines (bench/peers) run them on the same records: the trips of each
-// step, drawn from internal/trips with seed Seed, the input schema Hoodie
-// writes them under, and the plain parquet-go writer that a bulk insert is
-// measured against.
+// Package tripbench holds the data of the benchmark workloads, drawn the
+// way bench/peers draws them, so that both run on the same records: the
+// trips of each step, from internal/trips with seed Seed, the input schema
+// Hoodie writes them under, and the plain parquet-go writer that a bulk
+// insert is measured against. Package bench runs the workloads on it; it
+// stands apart from bench because the tests of the packages bench imports
+// use it too.
 package tripbench
 
 import (
