@@ -8,7 +8,7 @@
 //   - hoodie.properties (Properties, TableConfig) and partition metadata;
 //   - partition path encoding (ParsePartitionPath);
 //   - the table schema, as Avro JSON and in its Parquet form (Schema);
-//   - the value model (storage/value.go) and schema inference (Inferrer);
+//   - the value model (storage/value.go);
 //   - Parquet base files: writing, reading, bloom filters, page indexes.
 //
 // # Paths
