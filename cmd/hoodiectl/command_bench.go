@@ -24,9 +24,9 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/sqlengine"
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
-	"github.com/hoodie-dev/hoodie/timeline"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -342,11 +342,11 @@ func cpuTime() time.Duration {
 // reads, upserts, delete, time travel.
 func (b *bench) run(dir string) error {
 	ctx, d := b.ctx, b.data
-	cfg, err := storage.NewTableConfig("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, storage.MergeEventTime)
+	t, err := hoodie.Create(ctx, filepath.Join(dir, "table"), triptable.Spec())
 	if err != nil {
 		return err
 	}
-	t, err := hoodie.Create(ctx, filepath.Join(dir, "table"), cfg)
+	cfg, err := t.Config(ctx)
 	if err != nil {
 		return err
 	}
@@ -359,7 +359,7 @@ func (b *bench) run(dir string) error {
 	var bulk *write.Result
 	if err := b.measure(wlBulkInsert, len(d.Base), func() (string, error) {
 		var err error
-		bulk, err = t.Write(ctx, write.OpBulkInsert, in, write.DefaultSettings())
+		bulk, err = t.Write(ctx, write.OpBulkInsert, in, hoodie.WriteOptions{Settings: write.DefaultSettings()})
 		return written(bulk), err
 	}); err != nil {
 		return err
@@ -441,14 +441,17 @@ func (b *bench) checkWrite(workload string, t *hoodie.Table, res *write.Result, 
 // snapshotRows returns the number of records the latest snapshot of t holds,
 // by its files' footers, and the number of files.
 func snapshotRows(ctx context.Context, t *hoodie.Table) (int64, int, error) {
-	view, err := t.View(ctx, "")
+	latest, err := t.FileSlices(ctx, "")
+	if err != nil {
+		return 0, 0, err
+	}
+	fsys, err := storage.NewLocalFS(t.Path())
 	if err != nil {
 		return 0, 0, err
 	}
 	var n int64
-	latest := view.LatestSlices()
 	for _, s := range latest {
-		f, err := storage.OpenBaseFile(ctx, t.FS(), s.Path)
+		f, err := storage.OpenBaseFile(ctx, fsys, s.Path)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -464,19 +467,16 @@ func snapshotRows(ctx context.Context, t *hoodie.Table) (int64, int, error) {
 // settings into a new table in dir that populates meta fields or not
 // (hoodie.populate.meta.fields).
 func (b *bench) bulkVariant(dir, workload string, in *write.Input, populateMeta bool, settings write.Settings) error {
-	cfg, err := storage.NewTableConfig("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, storage.MergeEventTime)
-	if err != nil {
-		return err
-	}
-	cfg.PopulateMetaFields = populateMeta
-	t, err := hoodie.Create(b.ctx, dir, cfg)
+	spec := triptable.Spec()
+	spec.NoMetaFields = !populateMeta
+	t, err := hoodie.Create(b.ctx, dir, spec)
 	if err != nil {
 		return err
 	}
 	var res *write.Result
 	if err := b.measure(workload, len(b.data.Base), func() (string, error) {
 		var err error
-		res, err = t.Write(b.ctx, write.OpBulkInsert, in, settings)
+		res, err = t.Write(b.ctx, write.OpBulkInsert, in, hoodie.WriteOptions{Settings: settings})
 		return written(res), err
 	}); err != nil {
 		return err
@@ -519,12 +519,26 @@ func (b *bench) parquetGo(dir string, bulk *write.Result) error {
 }
 
 // tag looks the tag keys up in the index of t, which holds the base trips
-// that bulk wrote. It holds the writer lock while it uses the index, which
-// belongs to the writer.
-func (b *bench) tag(t *hoodie.Table, bulk *write.Result) error {
-	return t.WithIndex(b.ctx, func(idx *index.Index, _ *timeline.Timeline) error {
-		return b.tagWith(idx, bulk)
-	})
+// that bulk wrote. It measures the index itself, which the hoodie package
+// keeps behind its Table, so it opens the index in its folder, holding the
+// writer lock while it uses it, as the index belongs to the writer.
+func (b *bench) tag(t *hoodie.Table, bulk *write.Result) (err error) {
+	fsys, err := storage.NewLocalFS(t.Path())
+	if err != nil {
+		return err
+	}
+	unlock, err := storage.Lock(b.ctx, fsys, storage.LockFile, storage.LockOptions{})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, unlock()) }()
+	dir := filepath.Join(t.Path(), filepath.FromSlash(hoodie.DefaultIndexFolder))
+	idx, err := index.Open(b.ctx, dir, index.Options{TableName: triptable.Spec().Name, TableID: t.Path()})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, idx.Close()) }()
+	return b.tagWith(idx, bulk)
 }
 
 // tagWith measures the tagging on an open index.
@@ -572,7 +586,7 @@ func (b *bench) tagWith(idx *index.Index, bulk *write.Result) error {
 // partition, one key.
 func (b *bench) reads(t *hoodie.Table) error {
 	base := b.data.Base
-	if err := b.fareTotals(t, wlSnapshot, read.Options{}, base); err != nil {
+	if err := b.fareTotals(t, wlSnapshot, hoodie.ScanOptions{}, base); err != nil {
 		return err
 	}
 	var chennai []trips.Trip
@@ -582,7 +596,7 @@ func (b *bench) reads(t *hoodie.Table) error {
 		}
 	}
 	where := trips.ColPartitionPath + " = " + quoteLiteral(trips.Chennai)
-	if err := b.fareTotals(t, wlPartition, read.Options{Where: where}, chennai); err != nil {
+	if err := b.fareTotals(t, wlPartition, hoodie.ScanOptions{Where: where}, chennai); err != nil {
 		return err
 	}
 	key := b.data.Lookup
@@ -590,7 +604,7 @@ func (b *bench) reads(t *hoodie.Table) error {
 	if err := b.measure(wlOneKey, 1, func() (string, error) {
 		var stats read.Stats
 		var err error
-		found, stats, err = faresByKey(b.ctx, t, read.Options{Where: trips.ColUUID + " = " + quoteLiteral(key.UUID)})
+		found, stats, err = faresByKey(b.ctx, t, hoodie.ScanOptions{Where: trips.ColUUID + " = " + quoteLiteral(key.UUID)})
 		return scanDetail(stats), err
 	}); err != nil {
 		return err
@@ -605,12 +619,12 @@ func (b *bench) reads(t *hoodie.Table) error {
 // timeTravel times the scan of t as of the bulk insert's instant, after
 // the upserts and the delete: the N base trips with their first fares.
 func (b *bench) timeTravel(t *hoodie.Table, instant string) error {
-	return b.fareTotals(t, wlTimeTravel, read.Options{AsOf: instant}, b.data.Base)
+	return b.fareTotals(t, wlTimeTravel, hoodie.ScanOptions{AsOf: instant}, b.data.Base)
 }
 
 // fareTotals times a scan of t with opts as workload, counting the records
 // and summing their fares, and checks both against want.
-func (b *bench) fareTotals(t *hoodie.Table, workload string, opts read.Options, want []trips.Trip) error {
+func (b *bench) fareTotals(t *hoodie.Table, workload string, opts hoodie.ScanOptions, want []trips.Trip) error {
 	var (
 		n   int64
 		sum float64
@@ -655,17 +669,13 @@ func scanDetail(s read.Stats) string {
 
 // scanTable scans t with opts, calling fn on each batch, and returns the
 // scan's counters.
-func scanTable(ctx context.Context, t *hoodie.Table, opts read.Options, fn func(*read.Batch) error) (stats read.Stats, err error) {
+func scanTable(ctx context.Context, t *hoodie.Table, opts hoodie.ScanOptions, fn func(*read.Batch) error) (stats read.Stats, err error) {
 	s, err := t.Scan(ctx, opts)
 	if err != nil {
 		return stats, err
 	}
 	defer func() { err = errors.Join(err, s.Close()) }()
-	for {
-		batch, err := s.NextBatch(ctx)
-		if errors.Is(err, io.EOF) {
-			return s.Stats(), nil
-		}
+	for batch, err := range s.Batches() {
 		if err != nil {
 			return stats, err
 		}
@@ -673,6 +683,7 @@ func scanTable(ctx context.Context, t *hoodie.Table, opts read.Options, fn func(
 			return stats, err
 		}
 	}
+	return s.Stats(), nil
 }
 
 // batchColumn returns the column name of batch.
@@ -686,7 +697,7 @@ func batchColumn(batch *read.Batch, name string) (*read.Vector, error) {
 
 // faresByKey scans t with opts, reading uuid and fare, and returns the
 // fares found by key.
-func faresByKey(ctx context.Context, t *hoodie.Table, opts read.Options) (map[string][]float64, read.Stats, error) {
+func faresByKey(ctx context.Context, t *hoodie.Table, opts hoodie.ScanOptions) (map[string][]float64, read.Stats, error) {
 	opts.Columns = []string{trips.ColUUID, trips.ColFare}
 	found := map[string][]float64{}
 	stats, err := scanTable(ctx, t, opts, func(batch *read.Batch) error {
@@ -707,7 +718,7 @@ func readBack(ctx context.Context, t *hoodie.Table, keys []string) (map[string][
 	for i, k := range keys {
 		quoted[i] = quoteLiteral(k)
 	}
-	found, _, err := faresByKey(ctx, t, read.Options{Where: trips.ColUUID + " IN (" + strings.Join(quoted, ", ") + ")"})
+	found, _, err := faresByKey(ctx, t, hoodie.ScanOptions{Where: trips.ColUUID + " IN (" + strings.Join(quoted, ", ") + ")"})
 	return found, err
 }
 
@@ -742,7 +753,7 @@ func (b *bench) upsert(t *hoodie.Table, workload string, batch tripbench.Batch, 
 	var res *write.Result
 	if err := b.measure(workload, len(batch.Trips), func() (string, error) {
 		var err error
-		res, err = t.Write(b.ctx, write.OpUpsert, in, write.DefaultSettings())
+		res, err = t.Write(b.ctx, write.OpUpsert, in, hoodie.WriteOptions{Settings: write.DefaultSettings()})
 		return written(res), err
 	}); err != nil {
 		return err
@@ -771,7 +782,7 @@ func (b *bench) deleteKeys(t *hoodie.Table, rows int64) error {
 	var res *write.Result
 	if err := b.measure(wlDelete, len(victims), func() (string, error) {
 		var err error
-		res, err = t.Write(b.ctx, write.OpDelete, in, write.DefaultSettings())
+		res, err = t.Write(b.ctx, write.OpDelete, in, hoodie.WriteOptions{Settings: write.DefaultSettings()})
 		return written(res), err
 	}); err != nil {
 		return err
@@ -805,11 +816,11 @@ func (b *bench) sql(t *hoodie.Table) error {
 		return err
 	}
 	if err := b.query(wlSQL, sqlengine.LockedDown, func(e *sqlengine.Engine) (*sqlengine.Rows, string, error) {
-		view, err := t.View(b.ctx, "")
+		latest, err := t.FileSlices(b.ctx, "")
 		if err != nil {
 			return nil, "", err
 		}
-		files := sqlengine.TableFiles(t.Path(), cfg, nil, view.LatestSlices())
+		files := sqlengine.TableFiles(t.Path(), cfg, nil, latest)
 		if err := e.CreateView(b.ctx, "trips", files, nil); err != nil {
 			return nil, "", err
 		}
