@@ -136,3 +136,35 @@ func fieldNames(s *storage.Schema) []string {
 	}
 	return names
 }
+
+// TestREADMEShowsTheExample checks that the README's "From Go" snippet is
+// the body of Example, line for line, so that it compiles and runs.
+func TestREADMEShowsTheExample(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "From Go:\n\n```go\n")
+	snippet, _, closed := strings.Cut(after, "```")
+	if !ok || !closed {
+		t.Fatal(`the README has no "From Go:" Go block`)
+	}
+	example, err := os.ReadFile("example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := strings.Cut(string(example), "\nfunc Example() {\n")
+	body, _, _ = strings.Cut(body, "\n}\n")
+	if !strings.Contains(dedent(body), snippet) {
+		t.Errorf("the README's snippet is not in Example:\n%s", snippet)
+	}
+}
+
+// dedent removes one level of indentation from each line of s.
+func dedent(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, "\t")
+	}
+	return strings.Join(lines, "\n")
+}
