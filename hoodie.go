@@ -30,10 +30,10 @@ type Table struct {
 // Option tunes how Open and Create reach a table.
 type Option func(*Table)
 
-// WithFS puts the table on fsys, whose root is the table's base path, instead
-// of the local folder path. The path then only names the table, in errors
-// and to its record index. The record index is a local folder: give it with
-// WithIndexDir unless fsys is a *storage.LocalFS.
+// WithFS puts the table on fsys, whose root is the table's base path,
+// instead of the local folder path. Unless fsys is a *storage.LocalFS, path
+// then only names the table, in errors and to its record index, and the
+// record index, which is a local folder, must be given with WithIndexDir.
 func WithFS(fsys storage.FS) Option {
 	return func(t *Table) { t.fsys = fsys }
 }
@@ -54,11 +54,16 @@ func newTable(path string, opts []Option) (*Table, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.fsys, t.path = fsys, fsys.Root()
+		t.fsys = fsys
+	}
+	local, isLocal := t.fsys.(*storage.LocalFS)
+	if isLocal {
+		// One id for the folder, however it is reached: the index tells
+		// tables apart by it.
+		t.path = local.Root()
 	}
 	if t.indexDir == "" {
-		local, ok := t.fsys.(*storage.LocalFS)
-		if !ok {
+		if !isLocal {
 			return nil, fmt.Errorf("table %s: a table off the local file system needs WithIndexDir: the record index is a local folder", path)
 		}
 		t.indexDir = filepath.Join(local.Root(), filepath.FromSlash(DefaultIndexFolder))
@@ -144,8 +149,8 @@ func Create(ctx context.Context, path string, spec TableSpec, opts ...Option) (*
 	return t, nil
 }
 
-// Path is the table's absolute base path, or the path given to Open or
-// Create with WithFS.
+// Path is the table's absolute base path on the local file system, or else
+// the path given to Open or Create.
 func (t *Table) Path() string { return t.path }
 
 // Config reads hoodie.properties.
@@ -167,7 +172,9 @@ func (t *Table) timeline(ctx context.Context) (*timeline.Timeline, error) {
 }
 
 // Instants lists the instants of the table's active timeline, oldest
-// first: completed commits, and those requested or in flight.
+// first, each in its latest state: the commits, and the other actions of
+// other writers (rollbacks, cleans, ...), completed, inflight or requested.
+// An instant time is what ScanOptions.AsOf and Begin take.
 func (t *Table) Instants(ctx context.Context) ([]timeline.Instant, error) {
 	tl, err := t.timeline(ctx)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/write"
 )
 
 // TestTableOnMemFS runs a table on an in-memory file system through the
@@ -56,6 +57,37 @@ func TestTableOnMemFS(t *testing.T) {
 	}
 	if got, stats := scanKeys(t, reopened, hoodie.ScanOptions{Where: where}); !slices.Equal(got, want) || stats.KeysLocated != 1 {
 		t.Errorf("after the rebuild: got %v with %d keys located, want %v from the index", got, stats.KeysLocated, want)
+	}
+}
+
+// TestLocalFSThroughWithFS checks that a local table reached through
+// WithFS is the table its folder path opens: the same base path, and so
+// the same record index, which answers its key lookups.
+func TestLocalFSThroughWithFS(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	tbl, err := hoodie.Create(ctx, dir, triptable.Spec())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := trips.NewGenerator(3).Inserts(20)
+	if _, err := tbl.Write(ctx, write.OpInsert, &write.Input{Name: "trips", Schema: tripbench.Schema(), Rows: tripbench.Rows(ts)}, hoodie.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := hoodie.Open(ctx, "trips", hoodie.WithFS(fsys))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.Path() != tbl.Path() {
+		t.Errorf("Path() = %q through WithFS, %q through the folder path", same.Path(), tbl.Path())
+	}
+	want := []string{ts[7].UUID + "@" + ts[7].PartitionPath}
+	if got, stats := scanKeys(t, same, hoodie.ScanOptions{Where: "uuid = '" + ts[7].UUID + "'"}); !slices.Equal(got, want) || stats.KeysLocated != 1 {
+		t.Errorf("got %v with %d keys located, want %v from the index", got, stats.KeysLocated, want)
 	}
 }
 
