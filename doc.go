@@ -28,8 +28,8 @@
 //		...
 //	}
 //
-// Table.Instants lists the commits, Table.FileSlices the data files of a
-// snapshot. VerifyIndex and RebuildIndex check and repair the record index.
+// Table.Instants lists the instants of the timeline, Table.FileSlices the
+// data files of a snapshot. VerifyIndex and RebuildIndex check and repair the record index.
 //
 // # Caveats
 //
@@ -45,7 +45,7 @@
 // cannot use it reads the files' footers instead. A table off the local
 // file system needs WithIndexDir.
 //
-// Tables are copy-on-write; a merge-on-read table is refused. Hoodie does
+// Tables are copy-on-write: Open refuses a merge-on-read table. Hoodie does
 // not clean a table yet: old file versions stay, and time travel reaches
 // them.
 package hoodie
