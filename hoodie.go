@@ -1,15 +1,3 @@
-// Package hoodie is the embedding API of Hoodie, a copy-on-write lakehouse
-// table engine whose tables are Apache Hudi tables (table version 6): open or
-// create a table on a local folder, write records to it, and read any of its
-// snapshots.
-//
-// It is a thin face over the packages that do the work: storage (files and
-// formats), timeline (the commit log), index (the record index), write and
-// read.
-//
-//	t, err := hoodie.Open(ctx, "/data/trips")
-//	res, err := t.Write(ctx, write.OpUpsert, input, write.DefaultSettings())
-//	fmt.Println("committed", res.Instant)
 package hoodie
 
 import (
@@ -26,35 +14,59 @@ import (
 	"github.com/hoodie-dev/hoodie/write"
 )
 
-// DefaultIndexFolder is where a local table keeps its record index, relative
-// to the base path.
+// DefaultIndexFolder is where a table on the local file system keeps its
+// record index, relative to the base path.
 const DefaultIndexFolder = storage.MetaFolder + "/.index"
 
-// Table is a Hoodie table on a local folder. It is safe for concurrent use;
-// writes take the table's writer lock, so writers in several processes take
-// turns, and reads never wait.
+// Table is a Hoodie table. It is safe for concurrent use; writes take the
+// table's writer lock, so writers in several processes take turns, and
+// reads never wait.
 type Table struct {
 	path     string
-	fsys     *storage.LocalFS
+	fsys     storage.FS
 	indexDir string
 }
 
-// Option tunes how a table is opened.
+// Option tunes how Open and Create reach a table.
 type Option func(*Table)
 
-// WithIndexDir keeps the record index in dir instead of DefaultIndexFolder.
+// WithFS puts the table on fsys, whose root is the table's base path,
+// instead of the local folder path. Unless fsys is a *storage.LocalFS, path
+// then only names the table, in errors and to its record index, and the
+// record index, which is a local folder, must be given with WithIndexDir.
+func WithFS(fsys storage.FS) Option {
+	return func(t *Table) { t.fsys = fsys }
+}
+
+// WithIndexDir keeps the record index in the local folder dir instead of
+// DefaultIndexFolder.
 func WithIndexDir(dir string) Option {
 	return func(t *Table) { t.indexDir = dir }
 }
 
 func newTable(path string, opts []Option) (*Table, error) {
-	fsys, err := storage.NewLocalFS(path)
-	if err != nil {
-		return nil, err
-	}
-	t := &Table{path: fsys.Root(), fsys: fsys, indexDir: filepath.Join(fsys.Root(), filepath.FromSlash(DefaultIndexFolder))}
+	t := &Table{path: path}
 	for _, o := range opts {
 		o(t)
+	}
+	if t.fsys == nil {
+		fsys, err := storage.NewLocalFS(path)
+		if err != nil {
+			return nil, err
+		}
+		t.fsys = fsys
+	}
+	local, isLocal := t.fsys.(*storage.LocalFS)
+	if isLocal {
+		// One id for the folder, however it is reached: the index tells
+		// tables apart by it.
+		t.path = local.Root()
+	}
+	if t.indexDir == "" {
+		if !isLocal {
+			return nil, fmt.Errorf("table %s: a table off the local file system needs WithIndexDir: the record index is a local folder", path)
+		}
+		t.indexDir = filepath.Join(local.Root(), filepath.FromSlash(DefaultIndexFolder))
 	}
 	return t, nil
 }
@@ -71,11 +83,62 @@ func Open(ctx context.Context, path string, opts ...Option) (*Table, error) {
 	return t, nil
 }
 
-// Create creates an empty table at path with cfg (see
-// storage.NewTableConfig). It fails if a table exists there. The table's
-// instant times are UTC unless cfg.TimelineTimezone says otherwise (see
-// storage.CreateTable).
-func Create(ctx context.Context, path string, cfg *storage.TableConfig, opts ...Option) (*Table, error) {
+// TableSpec describes a new copy-on-write table. Name and RecordKey are
+// required.
+type TableSpec struct {
+	// Name is the table name (hoodie.table.name).
+	Name string
+	// RecordKey are the record key columns: one, or several for Hudi's
+	// complex key "c1:v1,c2:v2".
+	RecordKey []string
+	// Precombine is the column whose greater value wins between two
+	// versions of a record; "" for none.
+	Precombine string
+	// PartitionBy are the partition columns; none for a non-partitioned
+	// table.
+	PartitionBy []string
+	// HiveStyle names partition folders "col=value" instead of "value".
+	HiveStyle bool
+	// MergeMode is storage.MergeEventTime or storage.MergeCommitTime; ""
+	// means event time with a Precombine column, commit time without.
+	MergeMode storage.MergeMode
+	// Schema, if not nil, is the table's schema (hoodie.table.create.schema),
+	// whose types the writes then follow. Nil lets the first write infer it.
+	Schema *storage.Schema
+	// NoMetaFields writes base files without Hudi's five meta columns
+	// (hoodie.populate.meta.fields=false).
+	NoMetaFields bool
+}
+
+// config is the table configuration spec describes.
+func (spec TableSpec) config() (*storage.TableConfig, error) {
+	cfg, err := storage.NewTableConfig(spec.Name, spec.RecordKey, spec.Precombine, spec.PartitionBy, spec.HiveStyle, spec.MergeMode)
+	if err != nil {
+		return nil, err
+	}
+	cfg.PopulateMetaFields = !spec.NoMetaFields
+	if spec.Schema != nil {
+		schema := spec.Schema.WithoutMetaFields()
+		if err := write.CheckTableSchema(cfg, schema); err != nil {
+			return nil, err
+		}
+		data, err := schema.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		cfg.CreateSchema = string(data)
+	}
+	return cfg, nil
+}
+
+// Create creates an empty table at path as spec describes. It fails, and
+// creates nothing, if a table exists there or spec is not a valid table.
+// The table's instant times are in UTC (hoodie.table.timeline.timezone).
+func Create(ctx context.Context, path string, spec TableSpec, opts ...Option) (*Table, error) {
+	cfg, err := spec.config()
+	if err != nil {
+		return nil, fmt.Errorf("create table at %s: %w", path, err)
+	}
 	t, err := newTable(path, opts)
 	if err != nil {
 		return nil, err
@@ -86,14 +149,9 @@ func Create(ctx context.Context, path string, cfg *storage.TableConfig, opts ...
 	return t, nil
 }
 
-// Path is the table's absolute base path.
+// Path is the table's absolute base path on the local file system, or else
+// the path given to Open or Create.
 func (t *Table) Path() string { return t.path }
-
-// FS is the table's file system.
-func (t *Table) FS() storage.FS { return t.fsys }
-
-// IndexDir is the folder of the table's record index.
-func (t *Table) IndexDir() string { return t.indexDir }
 
 // Config reads hoodie.properties.
 func (t *Table) Config(ctx context.Context) (*storage.TableConfig, error) {
@@ -104,13 +162,25 @@ func (t *Table) Config(ctx context.Context) (*storage.TableConfig, error) {
 	return cfg, nil
 }
 
-// Timeline loads the table's active timeline.
-func (t *Table) Timeline(ctx context.Context) (*timeline.Timeline, error) {
+// timeline loads the table's active timeline.
+func (t *Table) timeline(ctx context.Context) (*timeline.Timeline, error) {
 	tl, err := timeline.Load(ctx, t.fsys)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.path, err)
 	}
 	return tl, nil
+}
+
+// Instants lists the instants of the table's active timeline, oldest
+// first, each in its latest state: the commits, and the other actions of
+// other writers (rollbacks, cleans, ...), completed, inflight or requested.
+// An instant time is what ScanOptions.AsOf and Begin take.
+func (t *Table) Instants(ctx context.Context) ([]timeline.Instant, error) {
+	tl, err := t.timeline(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return tl.Instants(), nil
 }
 
 // Schema is the table's current schema without meta fields, or nil for a
@@ -129,46 +199,64 @@ func (t *Table) state(ctx context.Context) (*storage.TableConfig, *timeline.Time
 	if err != nil {
 		return nil, nil, err
 	}
-	tl, err := t.Timeline(ctx)
+	tl, err := t.timeline(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	return cfg, tl, nil
 }
 
-// View is the table's file-system view as of an instant ("" for the latest).
-func (t *Table) View(ctx context.Context, asOf string) (*read.View, error) {
-	tl, err := t.Timeline(ctx)
+// FileSlices returns the newest base file of each file group of the
+// snapshot as of an instant ("" for the latest), sorted by partition and
+// file id. Their paths are relative to the base path.
+func (t *Table) FileSlices(ctx context.Context, asOf string) ([]read.FileSlice, error) {
+	tl, err := t.timeline(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return read.LoadView(ctx, t.fsys, tl, asOf)
+	view, err := read.LoadView(ctx, t.fsys, tl, asOf)
+	if err != nil {
+		return nil, err
+	}
+	return view.LatestSlices(), nil
 }
 
-// Writer returns a writer of the table. opts.IndexDir and opts.TableID are
-// filled in from the table.
-func (t *Table) Writer(opts write.Options) *write.Writer {
-	opts.IndexDir, opts.TableID = t.indexDir, t.path
-	return write.NewWriter(t.fsys, opts)
+// WriteOptions tune a write. The zero value writes with
+// write.DefaultSettings.
+type WriteOptions struct {
+	// Settings are the write settings (see write.ParseSettings); the zero
+	// value means write.DefaultSettings.
+	Settings write.Settings
+	// Hook, if not nil, runs before the commit and may refuse it (see
+	// validate.FromSettings).
+	Hook write.PreCommitHook
+	// LockWaiting, if not nil, is called once when the write has waited a
+	// second for the table's writer lock, with its holder (nil when
+	// unknown).
+	LockWaiting func(holder *storage.LockHolder)
+	// Notify, if not nil, receives what the write repaired on its way
+	// without failing, such as a damaged record index it rebuilt.
+	Notify func(error)
+	// Progress, if not nil, is called as each base file is written, with
+	// the files done and the files planned, from several goroutines, one
+	// call at a time.
+	Progress func(done, total int)
 }
 
-// Write applies op with the records of in as one commit; see write.Writer.
-func (t *Table) Write(ctx context.Context, op write.Operation, in *write.Input, settings write.Settings) (*write.Result, error) {
-	return t.Writer(write.Options{Settings: settings}).Write(ctx, op, in)
-}
-
-// WithIndex runs fn with the table's record index open and the timeline
-// loaded, holding the writer lock: the index belongs to the writer. The
-// index is as the last write left it; write.SyncIndex catches it up.
-func (t *Table) WithIndex(ctx context.Context, fn func(idx *index.Index, tl *timeline.Timeline) error) error {
-	return t.asWriter(ctx, func(opts index.Options, tl *timeline.Timeline) (err error) {
-		idx, err := index.Open(ctx, t.indexDir, opts)
-		if err != nil {
-			return err
-		}
-		defer func() { err = errors.Join(err, idx.Close()) }()
-		return fn(idx, tl)
+// Write applies op to the records of in as one commit, or commits nothing
+// and returns an error. An error wrapping write.ErrRefused is a write the
+// table's rules or opts.Hook refused. See write.Writer.
+func (t *Table) Write(ctx context.Context, op write.Operation, in *write.Input, opts WriteOptions) (*write.Result, error) {
+	w := write.NewWriter(t.fsys, write.Options{
+		Settings:    opts.Settings,
+		IndexDir:    t.indexDir,
+		TableID:     t.path,
+		Hook:        opts.Hook,
+		LockWaiting: opts.LockWaiting,
+		Notify:      opts.Notify,
+		Progress:    opts.Progress,
 	})
+	return w.Write(ctx, op, in)
 }
 
 // RebuildIndex builds the record index anew from the latest snapshot,
@@ -179,6 +267,27 @@ func (t *Table) RebuildIndex(ctx context.Context) error {
 	return t.asWriter(ctx, func(opts index.Options, tl *timeline.Timeline) error {
 		return write.RecreateIndex(ctx, t.fsys, tl, t.indexDir, opts)
 	})
+}
+
+// VerifyIndex catches the record index up to the timeline, holding the
+// writer lock, and compares it with the keys of the latest snapshot. An
+// index whose files do not read back fails with an error wrapping
+// index.ErrBroken; RebuildIndex repairs it.
+func (t *Table) VerifyIndex(ctx context.Context) (index.Report, error) {
+	var report index.Report
+	err := t.asWriter(ctx, func(opts index.Options, tl *timeline.Timeline) (err error) {
+		idx, err := index.Open(ctx, t.indexDir, opts)
+		if err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, idx.Close()) }()
+		if err := write.SyncIndex(ctx, t.fsys, tl, idx); err != nil {
+			return err
+		}
+		report, err = write.VerifyIndex(ctx, t.fsys, tl, idx)
+		return err
+	})
+	return report, err
 }
 
 // asWriter runs fn holding the writer lock, with the options of the
@@ -194,19 +303,4 @@ func (t *Table) asWriter(ctx context.Context, fn func(opts index.Options, tl *ti
 		return err
 	}
 	return fn(index.Options{TableName: cfg.Name, TableID: t.path}, tl)
-}
-
-// VerifyIndex compares the record index, caught up to the timeline, with
-// the keys of the latest snapshot.
-func (t *Table) VerifyIndex(ctx context.Context) (index.Report, error) {
-	var report index.Report
-	err := t.WithIndex(ctx, func(idx *index.Index, tl *timeline.Timeline) error {
-		if err := write.SyncIndex(ctx, t.fsys, tl, idx); err != nil {
-			return err
-		}
-		var err error
-		report, err = write.VerifyIndex(ctx, t.fsys, tl, idx)
-		return err
-	})
-	return report, err
 }

@@ -6,15 +6,16 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/internal/damage"
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -28,13 +29,13 @@ func TestIndexDamagedAtRandomBytes(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	tt := newTripsTable(t, dir)
-	indexDir := tt.t.IndexDir()
+	indexDir := filepath.Join(dir, filepath.FromSlash(hoodie.DefaultIndexFolder))
 	pristine := t.TempDir()
 	damage.CopyFiles(t, indexDir, pristine)
 
 	keys := []string{tt.live[0].UUID, tt.live[len(tt.live)/2].UUID, tt.moved.UUID, tt.deleted.UUID, "00000000-0000-4000-8000-000000000000"}
 	where := "uuid IN ('" + strings.Join(keys, "', '") + "')"
-	want, _ := scanKeys(t, tt.t, read.Options{Where: where, Locator: declining{}})
+	want, _ := scanKeys(t, tt.t, hoodie.ScanOptions{Where: where, NoIndex: true})
 	if len(want) != 3 {
 		t.Fatalf("the footers find %v, want 3 records", want)
 	}
@@ -54,7 +55,7 @@ func TestIndexDamagedAtRandomBytes(t *testing.T) {
 		what := damage.FlipRandomBit(t, rng, indexDir)
 		what = fmt.Sprintf("seed %d, %s", seed, what)
 
-		if got, _ := scanKeys(t, tt.t, read.Options{Where: where}); !slices.Equal(got, want) {
+		if got, _ := scanKeys(t, tt.t, hoodie.ScanOptions{Where: where}); !slices.Equal(got, want) {
 			t.Fatalf("%s: the key filter read %v, want %v", what, got, want)
 		}
 		if report, err := tt.t.VerifyIndex(ctx); err != nil {
@@ -65,8 +66,7 @@ func TestIndexDamagedAtRandomBytes(t *testing.T) {
 			t.Fatalf("%s: verify found differences in an index that holds what it held: %+v", what, report)
 		}
 		var notices []error
-		w := tt.t.Writer(write.Options{Settings: write.DefaultSettings(), Notify: func(err error) { notices = append(notices, err) }})
-		res, err := w.Write(ctx, write.OpUpsert, upsert)
+		res, err := tt.t.Write(ctx, write.OpUpsert, upsert, hoodie.WriteOptions{Settings: write.DefaultSettings(), Notify: func(err error) { notices = append(notices, err) }})
 		if err != nil {
 			t.Fatalf("%s: upsert: %v", what, err)
 		}
@@ -84,7 +84,7 @@ func TestIndexDamagedAtRandomBytes(t *testing.T) {
 		if report, err := tt.t.VerifyIndex(ctx); err != nil || !report.OK() {
 			t.Fatalf("%s: verify after the rebuild: %+v, %v", what, report, err)
 		}
-		got, stats := scanKeys(t, tt.t, read.Options{Where: where})
+		got, stats := scanKeys(t, tt.t, hoodie.ScanOptions{Where: where})
 		if !slices.Equal(got, want) || stats.KeysLocated != len(keys) {
 			t.Fatalf("%s: after the rebuild the key filter read %v (%d keys located), want %v from the index", what, got, stats.KeysLocated, want)
 		}

@@ -3,7 +3,6 @@ package hoodie_test
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
@@ -33,11 +33,7 @@ type tripsTable struct {
 func newTripsTable(t *testing.T, dir string, opts ...hoodie.Option) *tripsTable {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := storage.NewTableConfig("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, storage.MergeEventTime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := hoodie.Create(ctx, dir, cfg, opts...)
+	tbl, err := hoodie.Create(ctx, dir, triptable.Spec(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +43,7 @@ func newTripsTable(t *testing.T, dir string, opts ...hoodie.Option) *tripsTable 
 	base := g.Inserts(3000)
 	mustWrite := func(op write.Operation, ts []trips.Trip) *write.Result {
 		t.Helper()
-		res, err := tbl.Write(ctx, op, &write.Input{Name: "trips", Schema: tripbench.Schema(), Rows: tripbench.Rows(ts)}, settings)
+		res, err := tbl.Write(ctx, op, &write.Input{Name: "trips", Schema: tripbench.Schema(), Rows: tripbench.Rows(ts)}, hoodie.WriteOptions{Settings: settings})
 		if err != nil {
 			t.Fatalf("%s: %v", op, err)
 		}
@@ -80,11 +76,11 @@ func newTripsTable(t *testing.T, dir string, opts ...hoodie.Option) *tripsTable 
 	for _, tr := range latest {
 		tt.live = append(tt.live, tr)
 	}
-	view, err := tbl.View(ctx, "")
+	slices, err := tbl.FileSlices(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(view.FileGroups()); n < 2*len(trips.Partitions()) {
+	if n := len(slices); n < 2*len(trips.Partitions()) {
 		t.Fatalf("the test table has %d file groups, want several per partition", n)
 	}
 	return tt
@@ -92,7 +88,7 @@ func newTripsTable(t *testing.T, dir string, opts ...hoodie.Option) *tripsTable 
 
 // scanKeys scans tbl with opts and returns the uuid and fare of each
 // record, sorted, and the scan's counters.
-func scanKeys(t *testing.T, tbl *hoodie.Table, opts read.Options) ([]string, read.Stats) {
+func scanKeys(t *testing.T, tbl *hoodie.Table, opts hoodie.ScanOptions) ([]string, read.Stats) {
 	t.Helper()
 	ctx := context.Background()
 	opts.Columns = []string{trips.ColUUID, trips.ColPartitionPath}
@@ -102,11 +98,7 @@ func scanKeys(t *testing.T, tbl *hoodie.Table, opts read.Options) ([]string, rea
 	}
 	defer s.Close()
 	var out []string
-	for {
-		rec, err := s.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	for rec, err := range s.Rows() {
 		if err != nil {
 			t.Fatalf("scan %+v: %v", opts, err)
 		}
@@ -114,14 +106,6 @@ func scanKeys(t *testing.T, tbl *hoodie.Table, opts read.Options) ([]string, rea
 	}
 	slices.Sort(out)
 	return out, s.Stats()
-}
-
-// declining is a locator that never answers: scans with it prune by the
-// files' footers alone, which is what an index-backed scan must agree with.
-type declining struct{}
-
-func (declining) LocateKeys(context.Context, *read.View, []string) ([]read.KeyLocation, bool, error) {
-	return nil, false, nil
 }
 
 func TestScanLocatesKeysWithTheIndex(t *testing.T) {
@@ -148,8 +132,8 @@ func TestScanLocatesKeysWithTheIndex(t *testing.T) {
 		{"a range pins nothing", "uuid >= " + quote(present.UUID), -1, 0, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, stats := scanKeys(t, tt.t, read.Options{Where: tc.where})
-			want, footerStats := scanKeys(t, tt.t, read.Options{Where: tc.where, Locator: declining{}})
+			got, stats := scanKeys(t, tt.t, hoodie.ScanOptions{Where: tc.where})
+			want, footerStats := scanKeys(t, tt.t, hoodie.ScanOptions{Where: tc.where, NoIndex: true})
 			if !slices.Equal(got, want) {
 				t.Fatalf("with the index: %d records %v; by footers: %d records %v", len(got), got, len(want), want)
 			}
@@ -167,7 +151,7 @@ func TestScanLocatesKeysWithTheIndex(t *testing.T) {
 			}
 		})
 	}
-	if got, _ := scanKeys(t, tt.t, read.Options{Where: "uuid = " + quote(tt.moved.UUID)}); !slices.Equal(got, []string{tt.moved.UUID + "@" + tt.moved.PartitionPath}) {
+	if got, _ := scanKeys(t, tt.t, hoodie.ScanOptions{Where: "uuid = " + quote(tt.moved.UUID)}); !slices.Equal(got, []string{tt.moved.UUID + "@" + tt.moved.PartitionPath}) {
 		t.Errorf("the moved trip reads as %v, want it once in %s", got, tt.moved.PartitionPath)
 	}
 }
@@ -179,11 +163,15 @@ func TestScanFallsBackToFooters(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	tt := newTripsTable(t, dir)
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	key := tt.live[0]
 	where := "uuid = '" + key.UUID + "'"
 	want := []string{key.UUID + "@" + key.PartitionPath}
 
-	check := func(t *testing.T, opts read.Options, want []string) {
+	check := func(t *testing.T, opts hoodie.ScanOptions, want []string) {
 		t.Helper()
 		got, stats := scanKeys(t, tt.t, opts)
 		if !slices.Equal(got, want) {
@@ -195,15 +183,15 @@ func TestScanFallsBackToFooters(t *testing.T) {
 	}
 	t.Run("time travel to an older commit", func(t *testing.T) {
 		first := []string{tt.deleted.UUID + "@" + tt.deleted.PartitionPath}
-		check(t, read.Options{Where: "uuid = '" + tt.deleted.UUID + "'", AsOf: tt.first}, first)
+		check(t, hoodie.ScanOptions{Where: "uuid = '" + tt.deleted.UUID + "'", AsOf: tt.first}, first)
 	})
 	t.Run("a writer holds the lock", func(t *testing.T) {
-		unlock, err := storage.Lock(ctx, tt.t.FS(), storage.LockFile, storage.LockOptions{})
+		unlock, err := storage.Lock(ctx, fsys, storage.LockFile, storage.LockOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer unlock()
-		check(t, read.Options{Where: where}, want)
+		check(t, hoodie.ScanOptions{Where: where}, want)
 	})
 	t.Run("the index is behind the timeline", func(t *testing.T) {
 		// A write through another index folder leaves the table's index
@@ -214,15 +202,15 @@ func TestScanFallsBackToFooters(t *testing.T) {
 		}
 		moved := key
 		moved.Fare = 1234
-		if _, err := other.Write(ctx, write.OpUpsert, &write.Input{Name: "trips", Schema: tripbench.Schema(), Rows: tripbench.Rows([]trips.Trip{moved})}, write.DefaultSettings()); err != nil {
+		if _, err := other.Write(ctx, write.OpUpsert, &write.Input{Name: "trips", Schema: tripbench.Schema(), Rows: tripbench.Rows([]trips.Trip{moved})}, hoodie.WriteOptions{Settings: write.DefaultSettings()}); err != nil {
 			t.Fatal(err)
 		}
-		check(t, read.Options{Where: where}, want)
+		check(t, hoodie.ScanOptions{Where: where}, want)
 		// The next write through the table's own index catches it up.
 		if err := tt.t.RebuildIndex(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if _, stats := scanKeys(t, tt.t, read.Options{Where: where}); stats.KeysLocated != 1 {
+		if _, stats := scanKeys(t, tt.t, hoodie.ScanOptions{Where: where}); stats.KeysLocated != 1 {
 			t.Errorf("after the rebuild KeysLocated = %d, want 1", stats.KeysLocated)
 		}
 	})
@@ -230,7 +218,7 @@ func TestScanFallsBackToFooters(t *testing.T) {
 		// Another writer, whose clock is behind, completes a commit with
 		// an earlier time than the index's watermark: the index lacks the
 		// file group it writes (a copy of one without the key).
-		tl, err := tt.t.Timeline(ctx)
+		tl, err := timeline.Load(ctx, fsys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,7 +228,7 @@ func TestScanFallsBackToFooters(t *testing.T) {
 			t.Fatal(err)
 		}
 		early := timeline.FormatInstantTime(at.Add(-time.Millisecond))
-		view, err := read.LoadView(ctx, tt.t.FS(), tl, "")
+		view, err := read.LoadView(ctx, fsys, tl, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,13 +262,13 @@ func TestScanFallsBackToFooters(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		check(t, read.Options{Where: where}, want)
+		check(t, hoodie.ScanOptions{Where: where}, want)
 	})
 	t.Run("no index", func(t *testing.T) {
 		if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(hoodie.DefaultIndexFolder))); err != nil {
 			t.Fatal(err)
 		}
-		check(t, read.Options{Where: where}, want)
+		check(t, hoodie.ScanOptions{Where: where}, want)
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(hoodie.DefaultIndexFolder))); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("a scan created the index folder: %v", err)
 		}
@@ -300,8 +288,8 @@ func TestScanLocatorMatchesFootersOnEveryKey(t *testing.T) {
 		}
 	}
 	where := "uuid IN ('" + strings.Join(keys, "', '") + "')"
-	got, stats := scanKeys(t, tt.t, read.Options{Where: where})
-	want, _ := scanKeys(t, tt.t, read.Options{Where: where, Locator: declining{}})
+	got, stats := scanKeys(t, tt.t, hoodie.ScanOptions{Where: where})
+	want, _ := scanKeys(t, tt.t, hoodie.ScanOptions{Where: where, NoIndex: true})
 	if !slices.Equal(got, want) || len(got) != len(keys)-1 {
 		t.Fatalf("with the index %d records, by footers %d, want %d", len(got), len(want), len(keys)-1)
 	}
@@ -315,37 +303,29 @@ func TestScanLocatorMatchesFootersOnEveryKey(t *testing.T) {
 func BenchmarkScanOneKey(b *testing.B) {
 	ctx := context.Background()
 	d := tripbench.NewData(1_000_000)
-	cfg, err := storage.NewTableConfig("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, storage.MergeEventTime)
+	tbl, err := hoodie.Create(ctx, filepath.Join(b.TempDir(), "trips"), triptable.Spec())
 	if err != nil {
 		b.Fatal(err)
 	}
-	tbl, err := hoodie.Create(ctx, filepath.Join(b.TempDir(), "trips"), cfg)
-	if err != nil {
+	if _, err := tbl.Write(ctx, write.OpBulkInsert, &write.Input{Name: "trips", Schema: tripbench.Schema(), Rows: tripbench.Rows(d.Base)}, hoodie.WriteOptions{Settings: write.DefaultSettings()}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := tbl.Write(ctx, write.OpBulkInsert, &write.Input{Name: "trips", Schema: tripbench.Schema(), Rows: tripbench.Rows(d.Base)}, write.DefaultSettings()); err != nil {
-		b.Fatal(err)
-	}
-	opts := read.Options{Where: "uuid = '" + d.Lookup.UUID + "'", Columns: []string{trips.ColUUID, trips.ColFare}}
+	opts := hoodie.ScanOptions{Where: "uuid = '" + d.Lookup.UUID + "'", Columns: []string{trips.ColUUID, trips.ColFare}}
 	for _, bc := range []struct {
 		name    string
-		locator read.KeyLocator
+		noIndex bool
 		located int
-	}{{"index", nil, 1}, {"footers", declining{}, 0}} {
+	}{{"index", false, 1}, {"footers", true, 0}} {
 		b.Run(bc.name, func(b *testing.B) {
 			opts := opts
-			opts.Locator = bc.locator
+			opts.NoIndex = bc.noIndex
 			for b.Loop() {
 				s, err := tbl.Scan(ctx, opts)
 				if err != nil {
 					b.Fatal(err)
 				}
 				n := 0
-				for {
-					batch, err := s.NextBatch(ctx)
-					if errors.Is(err, io.EOF) {
-						break
-					}
+				for batch, err := range s.Batches() {
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -24,6 +24,7 @@ import (
 	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
 )
@@ -176,11 +177,11 @@ func cpuTime() time.Duration {
 // reads, upserts, delete, time travel.
 func (r *runner) run(dir string) error {
 	ctx, d := r.ctx, r.data
-	cfg, err := tripsConfig()
+	t, err := hoodie.Create(ctx, filepath.Join(dir, "table"), triptable.Spec())
 	if err != nil {
 		return err
 	}
-	t, err := hoodie.Create(ctx, filepath.Join(dir, "table"), cfg)
+	cfg, err := t.Config(ctx)
 	if err != nil {
 		return err
 	}
@@ -193,7 +194,7 @@ func (r *runner) run(dir string) error {
 	var bulk *write.Result
 	if err := r.measure(BulkInsert, len(d.Base), func() (string, error) {
 		var err error
-		bulk, err = t.Write(ctx, write.OpBulkInsert, in, write.DefaultSettings())
+		bulk, err = t.Write(ctx, write.OpBulkInsert, in, hoodie.WriteOptions{Settings: write.DefaultSettings()})
 		return written(bulk), err
 	}); err != nil {
 		return err

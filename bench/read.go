@@ -4,26 +4,41 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/read"
-	"github.com/hoodie-dev/hoodie/timeline"
+	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
 // tag looks the tag keys up in the index of t, which holds the base trips
-// that bulk wrote. It holds the writer lock while it uses the index, which
-// belongs to the writer.
-func (r *runner) tag(t *hoodie.Table, bulk *write.Result) error {
-	return t.WithIndex(r.ctx, func(idx *index.Index, _ *timeline.Timeline) error {
-		return r.tagWith(idx, bulk)
-	})
+// that bulk wrote. It measures the index itself, which the hoodie package
+// keeps behind its Table, so it opens the index in its folder, holding the
+// writer lock while it uses it, as the index belongs to the writer.
+func (r *runner) tag(t *hoodie.Table, bulk *write.Result) (err error) {
+	fsys, err := storage.NewLocalFS(t.Path())
+	if err != nil {
+		return err
+	}
+	unlock, err := storage.Lock(r.ctx, fsys, storage.LockFile, storage.LockOptions{})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, unlock()) }()
+	dir := filepath.Join(t.Path(), filepath.FromSlash(hoodie.DefaultIndexFolder))
+	idx, err := index.Open(r.ctx, dir, index.Options{TableName: triptable.Spec().Name, TableID: t.Path()})
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, idx.Close()) }()
+	return r.tagWith(idx, bulk)
 }
 
 // tagWith measures the tagging on an open index.
@@ -71,7 +86,7 @@ func (r *runner) tagWith(idx *index.Index, bulk *write.Result) error {
 // partition, one key.
 func (r *runner) reads(t *hoodie.Table) error {
 	base := r.data.Base
-	if err := r.fareTotals(t, SnapshotScan, read.Options{}, base); err != nil {
+	if err := r.fareTotals(t, SnapshotScan, hoodie.ScanOptions{}, base); err != nil {
 		return err
 	}
 	var chennai []trips.Trip
@@ -81,7 +96,7 @@ func (r *runner) reads(t *hoodie.Table) error {
 		}
 	}
 	where := trips.ColPartitionPath + " = " + quoteLiteral(trips.Chennai)
-	if err := r.fareTotals(t, PartitionScan, read.Options{Where: where}, chennai); err != nil {
+	if err := r.fareTotals(t, PartitionScan, hoodie.ScanOptions{Where: where}, chennai); err != nil {
 		return err
 	}
 	key := r.data.Lookup
@@ -89,7 +104,7 @@ func (r *runner) reads(t *hoodie.Table) error {
 	if err := r.measure(KeyLookup, 1, func() (string, error) {
 		var stats read.Stats
 		var err error
-		found, stats, err = faresByKey(r.ctx, t, read.Options{Where: trips.ColUUID + " = " + quoteLiteral(key.UUID)})
+		found, stats, err = faresByKey(r.ctx, t, hoodie.ScanOptions{Where: trips.ColUUID + " = " + quoteLiteral(key.UUID)})
 		return scanDetail(stats), err
 	}); err != nil {
 		return err
@@ -104,12 +119,12 @@ func (r *runner) reads(t *hoodie.Table) error {
 // timeTravel times the scan of t as of the bulk insert's instant, after
 // the upserts and the delete: the N base trips with their first fares.
 func (r *runner) timeTravel(t *hoodie.Table, instant string) error {
-	return r.fareTotals(t, TimeTravel, read.Options{AsOf: instant}, r.data.Base)
+	return r.fareTotals(t, TimeTravel, hoodie.ScanOptions{AsOf: instant}, r.data.Base)
 }
 
 // fareTotals times a scan of t with opts as workload, counting the records
 // and summing their fares, and checks both against want.
-func (r *runner) fareTotals(t *hoodie.Table, workload Workload, opts read.Options, want []trips.Trip) error {
+func (r *runner) fareTotals(t *hoodie.Table, workload Workload, opts hoodie.ScanOptions, want []trips.Trip) error {
 	var (
 		n   int64
 		sum float64
@@ -154,17 +169,13 @@ func scanDetail(s read.Stats) string {
 
 // scanTable scans t with opts, calling fn on each batch, and returns the
 // scan's counters.
-func scanTable(ctx context.Context, t *hoodie.Table, opts read.Options, fn func(*read.Batch) error) (stats read.Stats, err error) {
+func scanTable(ctx context.Context, t *hoodie.Table, opts hoodie.ScanOptions, fn func(*read.Batch) error) (stats read.Stats, err error) {
 	s, err := t.Scan(ctx, opts)
 	if err != nil {
 		return stats, err
 	}
 	defer func() { err = errors.Join(err, s.Close()) }()
-	for {
-		batch, err := s.NextBatch(ctx)
-		if errors.Is(err, io.EOF) {
-			return s.Stats(), nil
-		}
+	for batch, err := range s.Batches() {
 		if err != nil {
 			return stats, err
 		}
@@ -172,6 +183,7 @@ func scanTable(ctx context.Context, t *hoodie.Table, opts read.Options, fn func(
 			return stats, err
 		}
 	}
+	return s.Stats(), nil
 }
 
 // batchColumn returns the column name of batch.
@@ -185,7 +197,7 @@ func batchColumn(batch *read.Batch, name string) (*read.Vector, error) {
 
 // faresByKey scans t with opts, reading uuid and fare, and returns the
 // fares found by key.
-func faresByKey(ctx context.Context, t *hoodie.Table, opts read.Options) (map[string][]float64, read.Stats, error) {
+func faresByKey(ctx context.Context, t *hoodie.Table, opts hoodie.ScanOptions) (map[string][]float64, read.Stats, error) {
 	opts.Columns = []string{trips.ColUUID, trips.ColFare}
 	found := map[string][]float64{}
 	stats, err := scanTable(ctx, t, opts, func(batch *read.Batch) error {
@@ -206,7 +218,7 @@ func readBack(ctx context.Context, t *hoodie.Table, keys []string) (map[string][
 	for i, k := range keys {
 		quoted[i] = quoteLiteral(k)
 	}
-	found, _, err := faresByKey(ctx, t, read.Options{Where: trips.ColUUID + " IN (" + strings.Join(quoted, ", ") + ")"})
+	found, _, err := faresByKey(ctx, t, hoodie.ScanOptions{Where: trips.ColUUID + " IN (" + strings.Join(quoted, ", ") + ")"})
 	return found, err
 }
 

@@ -25,11 +25,11 @@ func (r *runner) sql(t *hoodie.Table) error {
 		return err
 	}
 	if err := r.query(SQL, sqlengine.LockedDown, func(e *sqlengine.Engine) (*sqlengine.Rows, string, error) {
-		view, err := t.View(r.ctx, "")
+		latest, err := t.FileSlices(r.ctx, "")
 		if err != nil {
 			return nil, "", err
 		}
-		files := sqlengine.TableFiles(t.Path(), cfg, nil, view.LatestSlices())
+		files := sqlengine.TableFiles(t.Path(), cfg, nil, latest)
 		if err := e.CreateView(r.ctx, "trips", files, nil); err != nil {
 			return nil, "", err
 		}

@@ -9,18 +9,13 @@ import (
 	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
 // sampleSize is how many keys of a write the checks read back.
 const sampleSize = 20
-
-// tripsConfig is the configuration of the tables the workloads write: the
-// trips keyed by uuid, ordered by ts, partitioned by partitionpath.
-func tripsConfig() (*storage.TableConfig, error) {
-	return storage.NewTableConfig("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, storage.MergeEventTime)
-}
 
 // input is the write input of ts.
 func input(ts []trips.Trip) *write.Input {
@@ -59,14 +54,17 @@ func (r *runner) checkWrite(workload Workload, t *hoodie.Table, res *write.Resul
 // snapshotRows returns the number of records the latest snapshot of t holds,
 // by its files' footers, and the number of files.
 func snapshotRows(ctx context.Context, t *hoodie.Table) (int64, int, error) {
-	view, err := t.View(ctx, "")
+	latest, err := t.FileSlices(ctx, "")
+	if err != nil {
+		return 0, 0, err
+	}
+	fsys, err := storage.NewLocalFS(t.Path())
 	if err != nil {
 		return 0, 0, err
 	}
 	var n int64
-	latest := view.LatestSlices()
 	for _, s := range latest {
-		f, err := storage.OpenBaseFile(ctx, t.FS(), s.Path)
+		f, err := storage.OpenBaseFile(ctx, fsys, s.Path)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -82,19 +80,16 @@ func snapshotRows(ctx context.Context, t *hoodie.Table) (int64, int, error) {
 // settings into a new table in dir that populates meta fields or not
 // (hoodie.populate.meta.fields).
 func (r *runner) bulkVariant(dir string, workload Workload, in *write.Input, populateMeta bool, settings write.Settings) error {
-	cfg, err := tripsConfig()
-	if err != nil {
-		return err
-	}
-	cfg.PopulateMetaFields = populateMeta
-	t, err := hoodie.Create(r.ctx, dir, cfg)
+	spec := triptable.Spec()
+	spec.NoMetaFields = !populateMeta
+	t, err := hoodie.Create(r.ctx, dir, spec)
 	if err != nil {
 		return err
 	}
 	var res *write.Result
 	if err := r.measure(workload, len(r.data.Base), func() (string, error) {
 		var err error
-		res, err = t.Write(r.ctx, write.OpBulkInsert, in, settings)
+		res, err = t.Write(r.ctx, write.OpBulkInsert, in, hoodie.WriteOptions{Settings: settings})
 		return written(res), err
 	}); err != nil {
 		return err
@@ -144,7 +139,7 @@ func (r *runner) upsert(t *hoodie.Table, workload Workload, batch tripbench.Batc
 	var res *write.Result
 	if err := r.measure(workload, len(batch.Trips), func() (string, error) {
 		var err error
-		res, err = t.Write(r.ctx, write.OpUpsert, in, write.DefaultSettings())
+		res, err = t.Write(r.ctx, write.OpUpsert, in, hoodie.WriteOptions{Settings: write.DefaultSettings()})
 		return written(res), err
 	}); err != nil {
 		return err
@@ -173,7 +168,7 @@ func (r *runner) deleteKeys(t *hoodie.Table, rows int64) error {
 	var res *write.Result
 	if err := r.measure(Delete1k, len(victims), func() (string, error) {
 		var err error
-		res, err = t.Write(r.ctx, write.OpDelete, in, write.DefaultSettings())
+		res, err = t.Write(r.ctx, write.OpDelete, in, hoodie.WriteOptions{Settings: write.DefaultSettings()})
 		return written(res), err
 	}); err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/sqlengine"
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
 )
@@ -25,17 +26,13 @@ func tripsInput(ts []trips.Trip) *write.Input {
 func newTripsTable(t *testing.T, root string, seed int64, n int) (*hoodie.Table, *trips.Generator, []trips.Trip) {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, storage.MergeEventTime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	table, err := hoodie.Create(ctx, root, cfg)
+	table, err := hoodie.Create(ctx, root, triptable.Spec())
 	if err != nil {
 		t.Fatal(err)
 	}
 	gen := trips.NewGenerator(seed)
 	initial := gen.Inserts(n)
-	if _, err := table.Write(ctx, write.OpInsert, tripsInput(initial), write.DefaultSettings()); err != nil {
+	if _, err := table.Write(ctx, write.OpInsert, tripsInput(initial), hoodie.WriteOptions{Settings: write.DefaultSettings()}); err != nil {
 		t.Fatal(err)
 	}
 	return table, gen, initial
@@ -57,7 +54,7 @@ func validatedUpsert(t *testing.T, table *hoodie.Table, props map[string]string,
 	if err != nil || hook == nil {
 		t.Fatalf("hook %v, %v", hook, err)
 	}
-	_, err = table.Writer(write.Options{Settings: settings, Hook: hook}).Write(context.Background(), write.OpUpsert, tripsInput(batch))
+	_, err = table.Write(context.Background(), write.OpUpsert, tripsInput(batch), hoodie.WriteOptions{Settings: settings, Hook: hook})
 	return err
 }
 
@@ -84,14 +81,14 @@ func TestValidatorsDecideTheCommit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before, _ := table.Timeline(ctx)
+			before, _ := table.Instants(ctx)
 			err := validatedUpsert(t, table, tt.props, tt.batch)
-			after, _ := table.Timeline(ctx)
+			after, _ := table.Instants(ctx)
 			if tt.wantError == "" {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if after.Len() != before.Len()+1 {
+				if len(after) != len(before)+1 {
 					t.Fatal("the validated write did not commit")
 				}
 				return
@@ -99,8 +96,8 @@ func TestValidatorsDecideTheCommit(t *testing.T) {
 			if !errors.Is(err, write.ErrRefused) || !strings.Contains(err.Error(), tt.wantError) {
 				t.Fatalf("got %v, want a refusal with %q", err, tt.wantError)
 			}
-			if after.Len() != before.Len() {
-				t.Fatalf("a refused write left instants: %v", after.Instants())
+			if len(after) != len(before) {
+				t.Fatalf("a refused write left instants: %v", after)
 			}
 		})
 	}
@@ -134,17 +131,14 @@ func TestFromSettingsErrors(t *testing.T) {
 // without meta fields: the new files' commit time is the pending instant.
 func TestValidatorsSeeTheMetaColumnsOfATableWithoutMetaFields(t *testing.T) {
 	ctx := context.Background()
-	cfg, err := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, storage.MergeEventTime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.PopulateMetaFields = false
-	table, err := hoodie.Create(ctx, t.TempDir(), cfg)
+	spec := triptable.Spec()
+	spec.NoMetaFields = true
+	table, err := hoodie.Create(ctx, t.TempDir(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	gen := trips.NewGenerator(5)
-	if _, err := table.Write(ctx, write.OpInsert, tripsInput(gen.Inserts(50)), write.DefaultSettings()); err != nil {
+	if _, err := table.Write(ctx, write.OpInsert, tripsInput(gen.Inserts(50)), hoodie.WriteOptions{Settings: write.DefaultSettings()}); err != nil {
 		t.Fatal(err)
 	}
 	batch := gen.Inserts(5)
@@ -164,7 +158,7 @@ func TestValidatorsSeeTheMetaColumnsOfATableWithoutMetaFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := table.Writer(write.Options{Settings: settings, Hook: hook}).Write(ctx, write.OpInsert, tripsInput(batch)); err != nil {
+	if _, err := table.Write(ctx, write.OpInsert, tripsInput(batch), hoodie.WriteOptions{Settings: settings, Hook: hook}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -229,13 +223,13 @@ func TestValidatorsRunLockedDown(t *testing.T) {
 	for _, a := range attacks {
 		t.Run(a.name, func(t *testing.T) {
 			before := tableFiles(t, root)
-			tl, _ := table.Timeline(ctx)
+			instants, _ := table.Instants(ctx)
 			err := validatedUpsert(t, table, map[string]string{KeyValidators: validator[a.key], a.key: a.query}, gen.Updates(initial, 3))
 			if !errors.Is(err, write.ErrRefused) || !errors.Is(err, sqlengine.ErrLockedDown) {
 				t.Fatalf("got %v, want the write refused, the query locked down", err)
 			}
-			if after, _ := table.Timeline(ctx); after.Len() != tl.Len() {
-				t.Errorf("a refused write left instants: %v", after.Instants())
+			if after, _ := table.Instants(ctx); len(after) != len(instants) {
+				t.Errorf("a refused write left instants: %v", after)
 			}
 			after := tableFiles(t, root)
 			for path, b := range before {

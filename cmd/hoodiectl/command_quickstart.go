@@ -13,7 +13,6 @@ import (
 
 	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
 )
@@ -57,11 +56,14 @@ func runQuickstart(ctx context.Context, out io.Writer, dir string) error {
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("quickstart %s: %w", dir, err)
 	}
-	cfg, err := storage.NewTableConfig("hudi_trips", []string{"uuid"}, "ts", []string{"partitionpath"}, true, storage.MergeEventTime)
-	if err != nil {
-		return err
-	}
-	t, err := hoodie.Create(ctx, dir, cfg)
+	t, err := hoodie.Create(ctx, dir, hoodie.TableSpec{
+		Name:        "hudi_trips",
+		RecordKey:   []string{"uuid"},
+		Precombine:  "ts",
+		PartitionBy: []string{"partitionpath"},
+		HiveStyle:   true,
+		MergeMode:   storage.MergeEventTime,
+	})
 	if err != nil {
 		return err
 	}
@@ -100,7 +102,7 @@ func runQuickstart(ctx context.Context, out io.Writer, dir string) error {
 func (tr *tour) step(title string, op write.Operation, records []trips.Trip, batch string) error {
 	fmt.Fprintf(tr.out, "\n== %s\n", title)
 	in := tripsInput(records, batch)
-	res, err := tr.table.Write(tr.ctx, op, in, write.DefaultSettings())
+	res, err := tr.table.Write(tr.ctx, op, in, hoodie.WriteOptions{Settings: write.DefaultSettings()})
 	if err != nil {
 		return fmt.Errorf("quickstart: %s: %w", title, err)
 	}
@@ -127,27 +129,14 @@ func (tr *tour) step(title string, op write.Operation, records []trips.Trip, bat
 // show prints the table's records sorted by batch and key, and the count of
 // records per commit and batch.
 func (tr *tour) show() error {
-	t := tr.table
-	cfg, err := t.Config(tr.ctx)
-	if err != nil {
-		return err
-	}
-	tl, err := t.Timeline(tr.ctx)
-	if err != nil {
-		return err
-	}
-	scan, err := read.NewScan(tr.ctx, t.FS(), cfg, tl, read.Options{Columns: append([]string{"_hoodie_commit_time"}, quickstartColumns...)})
+	scan, err := tr.table.Scan(tr.ctx, hoodie.ScanOptions{Columns: append([]string{"_hoodie_commit_time"}, quickstartColumns...)})
 	if err != nil {
 		return err
 	}
 	defer scan.Close()
 	var rows [][]string
 	counts := map[[2]string]int{}
-	for {
-		rec, err := scan.Next(tr.ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	for rec, err := range scan.Rows() {
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -15,7 +14,7 @@ import (
 
 func newReadCommand(io streams) *cobra.Command {
 	var (
-		opts            read.Options
+		opts            hoodie.ScanOptions
 		columns, format string
 	)
 	cmd := &cobra.Command{
@@ -74,7 +73,7 @@ column, a filter that does not parse, a bad instant or an unreadable file.`,
 				return err
 			}
 			defer scan.Close()
-			if err := writeRecords(cmd.Context(), io.out, scan, format); err != nil {
+			if err := writeRecords(io.out, scan, format); err != nil {
 				return fmt.Errorf("read %s: %w", args[0], err)
 			}
 			return nil
@@ -92,7 +91,7 @@ column, a filter that does not parse, a bad instant or an unreadable file.`,
 
 // openScan opens a scan of the table at path; lookups by record key use
 // the table's record index when it is idle (see hoodie.Table.Scan).
-func openScan(ctx context.Context, path string, opts read.Options) (*read.Scan, error) {
+func openScan(ctx context.Context, path string, opts hoodie.ScanOptions) (*hoodie.Scan, error) {
 	if _, _, err := openTable(ctx, path); err != nil {
 		return nil, err
 	}
@@ -108,7 +107,7 @@ func openScan(ctx context.Context, path string, opts read.Options) (*read.Scan, 
 }
 
 // writeRecords prints the scan's records in format.
-func writeRecords(ctx context.Context, w io.Writer, scan *read.Scan, format string) error {
+func writeRecords(w io.Writer, scan *hoodie.Scan, format string) error {
 	fields := scan.Schema().Fields
 	header := make([]string, len(fields))
 	for i, f := range fields {
@@ -126,11 +125,7 @@ func writeRecords(ctx context.Context, w io.Writer, scan *read.Scan, format stri
 	if err != nil {
 		return err
 	}
-	for {
-		b, err = scan.NextBatch(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	for b, err = range scan.Batches() {
 		if err != nil {
 			return err
 		}

@@ -205,7 +205,7 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 	if err != nil {
 		return err
 	}
-	opts := write.Options{Settings: settings, LockWaiting: func(holder *storage.LockHolder) {
+	opts := hoodie.WriteOptions{Settings: settings, LockWaiting: func(holder *storage.LockHolder) {
 		who := "another writer"
 		if holder != nil {
 			who = holder.String()
@@ -228,7 +228,7 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 			}
 		}
 	}
-	res, err := t.Writer(opts).Write(ctx, op, input)
+	res, err := t.Write(ctx, op, input, opts)
 	if err != nil {
 		if errors.Is(err, write.ErrRefused) {
 			return &refusedError{fmt.Errorf("%s: %w; nothing was committed", op, err)}
