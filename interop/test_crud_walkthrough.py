@@ -138,17 +138,8 @@ def batch_counts(rows):
     return out
 
 
-SLASH_GAP = (
-    "in a table Spark made with hoodie.datasource.write.partitionpath.urlencode=false (Hudi's "
-    "default), Hudi writes a partition value with slashes, 'americas/brazil/sao_paulo', as nested "
-    "folders 'partitionpath=americas/brazil/sao_paulo'; hoodiectl escapes it to "
-    "'partitionpath=americas%2Fbrazil%2Fsao_paulo' (storage.PartitionPath: '/' is never written raw), "
-    "a second partition for the same value: the readers show Hoodie's inserts there (step 2), and "
-    "Spark's later upserts of those keys, whose bloom index looks in the raw folder only, insert "
-    "duplicates (step 3: 17 rows, want 15; every reader agrees)")
 GAPS = {
-    "spark-first": SLASH_GAP,
-    "spark-first-walkthrough-options": SLASH_GAP + "; and besides (" + (
+    "spark-first-walkthrough-options": (
         "in a table with hoodie.datasource.write.drop.partition.columns=true, once Spark has "
         "committed (its commit schema leaves the partition column out, as its files do), "
         "hoodiectl delete refuses: 'partition column \"partitionpath\" is not in the schema' "

@@ -50,11 +50,10 @@ func (p partitioning) constants(partition string, cols []readCol) []*Vector {
 	if !p.exact || len(p.fields) == 0 {
 		return nil
 	}
-	values, err := storage.ParsePartitionPath(partition, p.fields, p.hiveStyle)
+	folders, err := storage.SplitPartitionPath(partition, p.fields, p.hiveStyle)
 	if err != nil {
 		return nil
 	}
-	folders := strings.Split(partition, "/")
 	out := make([]*Vector, len(cols))
 	for i, c := range cols {
 		for j, f := range p.fields {
@@ -66,7 +65,7 @@ func (p partitioning) constants(partition string, cols []readCol) []*Vector {
 			if !p.urlEncode && strings.Contains(folders[j], "%") {
 				continue
 			}
-			v, ok := partitionValue(c.typ, values[j])
+			v, ok := partitionValue(c.typ, storage.UnescapePartitionValue(folders[j]))
 			if !ok {
 				continue
 			}
