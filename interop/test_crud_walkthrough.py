@@ -138,14 +138,7 @@ def batch_counts(rows):
     return out
 
 
-GAPS = {
-    "spark-first-walkthrough-options": (
-        "in a table with hoodie.datasource.write.drop.partition.columns=true, once Spark has "
-        "committed (its commit schema leaves the partition column out, as its files do), "
-        "hoodiectl delete refuses: 'partition column \"partitionpath\" is not in the schema' "
-        "(exit 3); Hoodie's key generator looks the partition column up in the table schema, "
-        "which Hudi's writer strips of the dropped partition columns)"),
-}
+GAPS = {}
 
 
 @pytest.mark.parametrize("order", [
