@@ -151,10 +151,18 @@ def test_crud_walkthrough(spark, hoodie, tmp_path, order):
         want = model.expected(COLUMNS)
         counts = batch_counts(want)
         for reader in READERS:
+            # hudi-rs 0.5 refuses a table whose files drop the partition
+            # columns: Hudi's real behaviour, asserted as it is.
+            refused = reader == "hudi-rs" and order == "spark-first-walkthrough-options"
             try:
                 got = read_one(reader, spark, hoodie, table)
             except Exception as e:  # noqa: BLE001 - reported with the step
-                problems.append(f"step {step} ({writer} wrote): {reader}: {e}")
+                if not (refused and "drop.partition.columns" in str(e)):
+                    problems.append(f"step {step} ({writer} wrote): {reader}: {e}")
+                continue
+            if refused:
+                problems.append(f"step {step} ({writer} wrote): hudi-rs read a drop.partition.columns "
+                                "table it used to refuse: compare its rows")
                 continue
             cols = COLUMNS + ["_hoodie_commit_time", "_hoodie_record_key", "_hoodie_partition_path"]
             g = canon_rows(got, cols)

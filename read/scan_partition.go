@@ -19,6 +19,9 @@ type partitioning struct {
 	// it; other key generators (timestamp-based, custom) transform values,
 	// so their folders say nothing certain about the columns.
 	exact bool
+	// dropped is true when the table's writers leave the partition
+	// columns out of its files (hoodie.datasource.write.drop.partition.columns).
+	dropped bool
 }
 
 // exactKeyGenerators are the key generators whose partition folders hold
@@ -38,6 +41,7 @@ func newPartitioning(cfg *storage.TableConfig) partitioning {
 		hiveStyle: cfg.HiveStylePartitioning,
 		urlEncode: cfg.URLEncodePartitioning,
 		exact:     exactKeyGenerators[cfg.KeyGeneratorClass],
+		dropped:   cfg.DropPartitionColumns,
 	}
 }
 

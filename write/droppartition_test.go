@@ -9,14 +9,15 @@ import (
 	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
 // TestDeleteWhenCommitSchemaDropsPartitionColumn checks a table with
 // hoodie.datasource.write.drop.partition.columns=true whose latest commit
-// schema lacks the partition column, as Spark commits it: a delete takes
-// the column's type from its input and removes the records.
+// schema lacks the partition column, as Spark commits it: the table schema
+// has the column back, as Spark reads it, and a delete removes the records.
 func TestDeleteWhenCommitSchemaDropsPartitionColumn(t *testing.T) {
 	ctx := context.Background()
 	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
@@ -32,6 +33,14 @@ func TestDeleteWhenCommitSchemaDropsPartitionColumn(t *testing.T) {
 	ins := trips.NewGenerator(5).Inserts(10)
 	res := tt.write(OpInsert, tripsInput(ins))
 	dropFromCommitSchema(t, filepath.Join(tt.dir, storage.MetaFolder, res.Instant+".commit"), trips.ColPartitionPath)
+	tl, _ := tt.latest()
+	schema, err := read.TableSchema(ctx, cfg, tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := schema.FieldIndex(trips.ColPartitionPath); i != len(schema.Fields)-1 || !schema.Fields[i].Type.Equal(storage.Nullable(storage.Primitive(storage.KindString))) {
+		t.Errorf("table schema %v: want %s last, a nullable string", schema.Fields, trips.ColPartitionPath)
+	}
 	tt.write(OpDelete, tripsInput(ins[:3]))
 	snap := snapshot(t, tt.fsys, "")
 	if len(snap) != 7 {

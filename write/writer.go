@@ -335,20 +335,6 @@ func (w *Writer) recover(ctx context.Context) error {
 	return nil
 }
 
-// missingFields returns the fields of in named in names that table lacks.
-func missingFields(table, in *storage.Schema, names []string) []storage.Field {
-	var out []storage.Field
-	for _, name := range names {
-		if table.FieldIndex(name) >= 0 {
-			continue
-		}
-		if i := in.FieldIndex(name); i >= 0 {
-			out = append(out, in.Fields[i])
-		}
-	}
-	return out
-}
-
 // prepare evolves the table schema for the input and turns the input rows
 // into records under it, checked and deduplicated, in record-key order (in
 // input order for a bulk insert whose sort mode does not sort). namedKeys
@@ -366,18 +352,6 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, n
 		}
 	}
 	schema := tableSchema
-	if deletesOnly && w.cfg.DropPartitionColumns {
-		// Spark commits the schema of a table whose files drop the
-		// partition columns without them; the delete's input gives their
-		// types, as an upsert's would.
-		if missing := missingFields(tableSchema, in.Schema, w.cfg.PartitionFields); len(missing) > 0 {
-			evolved, _, err := EvolveSchema(tableSchema, &storage.Schema{Name: tableSchema.Name, Namespace: tableSchema.Namespace, Fields: missing}, w.cfg.PartitionFields)
-			if err != nil {
-				return nil, nil, &RefusedError{fmt.Errorf("%s: %w", in.displayName(), err)}
-			}
-			schema = evolved
-		}
-	}
 	if !deletesOnly {
 		if err := checkColumnNames(in.Schema.Fields); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", in.displayName(), err)
