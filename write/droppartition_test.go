@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
@@ -21,15 +20,11 @@ import (
 func TestDeleteWhenCommitSchemaDropsPartitionColumn(t *testing.T) {
 	ctx := context.Background()
 	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	editConfig(t, tt, func(cfg *storage.TableConfig) { cfg.DropPartitionColumns = true })
 	cfg, err := storage.LoadTableConfig(ctx, tt.fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.DropPartitionColumns = true
-	if err := storage.UpdateTableConfig(ctx, tt.fsys, cfg, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	tt.w = newTestWriter(tt.fsys, tt.dir, DefaultSettings())
 	ins := trips.NewGenerator(5).Inserts(10)
 	res := tt.write(OpInsert, tripsInput(ins))
 	dropFromCommitSchema(t, filepath.Join(tt.dir, storage.MetaFolder, res.Instant+".commit"), trips.ColPartitionPath)

@@ -22,12 +22,19 @@ func newSlashTable(t *testing.T, urlEncode bool) *testTable {
 
 func setURLEncode(t *testing.T, tt *testTable, urlEncode bool) {
 	t.Helper()
+	editConfig(t, tt, func(cfg *storage.TableConfig) { cfg.URLEncodePartitioning = urlEncode })
+}
+
+// editConfig changes the table's hoodie.properties with edit, and gives tt
+// a new writer, which reads them.
+func editConfig(t *testing.T, tt *testTable, edit func(*storage.TableConfig)) {
+	t.Helper()
 	ctx := context.Background()
 	cfg, err := storage.LoadTableConfig(ctx, tt.fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.URLEncodePartitioning = urlEncode
+	edit(cfg)
 	if err := storage.UpdateTableConfig(ctx, tt.fsys, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}
