@@ -185,12 +185,7 @@ def tables(hoodie, tmp_path_factory):
 
 # Gaps the suite found: (layout, reader, kind) -> reason. Each stays an
 # xfail(strict) until fixed, so that CI turns red the day it passes.
-BYTES_DECIMAL_GAP = (
-    "Hoodie writes an Avro bytes decimal of at most 18 digits as a Parquet BINARY column "
-    "(DECIMAL(10,2)); Spark's vectorized Parquet reader reads BINARY decimals only above 18 "
-    "digits (else INT32/INT64/FIXED_LEN_BYTE_ARRAY, as Hudi's own writer makes them) and fails: "
-    "'Parquet column cannot be converted ... Column: [price], Expected: decimal(10,2), Found: BINARY'")
-GAPS = {("bytes-decimal", "spark", kind): BYTES_DECIMAL_GAP for kind in ("snapshot", "time_travel", "incremental")}
+GAPS = {}
 
 
 def cases():

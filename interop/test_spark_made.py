@@ -161,8 +161,9 @@ def tables(spark, hoodie, tmp_path_factory):
 
 TIMESTAMP_KEYGEN_REFUSED = (
     "hoodiectl upsert refuses a table whose hoodie.table.keygenerator.class is "
-    "org.apache.hudi.keygen.TimestampBasedKeyGenerator (exit 3: 'Hoodie reads such tables but does "
-    "not write them'); Spark writes them")
+    "org.apache.hudi.keygen.TimestampBasedKeyGenerator (exit 1, nothing written: 'Hoodie reads such "
+    "tables but does not write them ...; write to this table with Spark, or export its records'); "
+    "Spark writes them")
 GAPS = {}
 for check in ("spark-mdt-after-hoodie", "spark-no-mdt-after-hoodie", "hudi-rs-after-hoodie", "hoodie-after-hoodie"):
     GAPS["timestamp-keygen", check] = TIMESTAMP_KEYGEN_REFUSED
@@ -211,3 +212,10 @@ def test_spark_made(spark, hoodie, tables, name, check):
     }[check]
     got = canon_rows(read_one(reader, spark, hoodie, table, spark_options=opts), cols)
     assert got == entry["after"], diff(got, entry["after"])
+
+
+def test_timestamp_keygen_write_refused(tables):
+    """The refusal behind TIMESTAMP_KEYGEN_REFUSED is the contract's: exit 1
+    (a refused write, nothing committed), with what the user can do."""
+    err = tables["timestamp-keygen"].get("write_error", "")
+    assert "exit 1:" in err and "does not write them" in err, err

@@ -386,7 +386,9 @@ func (s *Scan) openFile(ctx context.Context, slice FileSlice) (*fileReader, erro
 // plan maps the read columns onto the file. Meta columns of a file without
 // meta fields, or of a table that does not populate them, are computed
 // where the file determines them (see computedMeta); a partition column
-// the file does not store takes its value from the partition path.
+// the file does not store, or any partition column of a table with
+// hoodie.datasource.write.drop.partition.columns=true, takes its value from
+// the partition path.
 func (s *Scan) plan(f *fileReader) error {
 	hasMeta := f.bf.Schema().HasMetaFields() && !s.computeMeta
 	consts := s.partitionConstants(f.slice.Partition)
@@ -401,8 +403,11 @@ func (s *Scan) plan(f *fileReader) error {
 				return err
 			}
 		}
-		if p.constant != nil && p.constant.IsNull(0) && consts != nil && consts[i] != nil {
-			p.constant = consts[i]
+		if consts != nil && consts[i] != nil && (s.part.dropped || p.constant != nil && p.constant.IsNull(0)) {
+			// A table that drops the partition columns takes them from
+			// the folders even where a file stores them, as Spark does:
+			// a file Hoodie rewrote from Spark's holds nulls there.
+			p = &colPlan{constant: consts[i]}
 		}
 		p.setNested()
 		f.plans = append(f.plans, p)

@@ -19,6 +19,9 @@ type partitioning struct {
 	// it; other key generators (timestamp-based, custom) transform values,
 	// so their folders say nothing certain about the columns.
 	exact bool
+	// dropped is true when the table's writers leave the partition
+	// columns out of its files (hoodie.datasource.write.drop.partition.columns).
+	dropped bool
 }
 
 // exactKeyGenerators are the key generators whose partition folders hold
@@ -38,6 +41,7 @@ func newPartitioning(cfg *storage.TableConfig) partitioning {
 		hiveStyle: cfg.HiveStylePartitioning,
 		urlEncode: cfg.URLEncodePartitioning,
 		exact:     exactKeyGenerators[cfg.KeyGeneratorClass],
+		dropped:   cfg.DropPartitionColumns,
 	}
 }
 
@@ -50,11 +54,10 @@ func (p partitioning) constants(partition string, cols []readCol) []*Vector {
 	if !p.exact || len(p.fields) == 0 {
 		return nil
 	}
-	values, err := storage.ParsePartitionPath(partition, p.fields, p.hiveStyle)
+	folders, err := storage.SplitPartitionPath(partition, p.fields, p.hiveStyle)
 	if err != nil {
 		return nil
 	}
-	folders := strings.Split(partition, "/")
 	out := make([]*Vector, len(cols))
 	for i, c := range cols {
 		for j, f := range p.fields {
@@ -66,7 +69,7 @@ func (p partitioning) constants(partition string, cols []readCol) []*Vector {
 			if !p.urlEncode && strings.Contains(folders[j], "%") {
 				continue
 			}
-			v, ok := partitionValue(c.typ, values[j])
+			v, ok := partitionValue(c.typ, storage.UnescapePartitionValue(folders[j]))
 			if !ok {
 				continue
 			}

@@ -3,6 +3,7 @@ package read
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
@@ -25,7 +26,7 @@ func TableSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Tim
 			if err != nil {
 				return nil, fmt.Errorf("schema of commit %s: %w", commits[i].Time, err)
 			}
-			return schema.WithoutMetaFields(), nil
+			return withPartitionColumns(cfg, schema.WithoutMetaFields())
 		}
 	}
 	if cfg.CreateSchema == "" {
@@ -36,6 +37,40 @@ func TableSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Tim
 		return nil, fmt.Errorf("%s: %w", storage.KeyCreateSchema, err)
 	}
 	return schema.WithoutMetaFields(), nil
+}
+
+// withPartitionColumns adds to schema the partition columns it lacks in a
+// table with hoodie.datasource.write.drop.partition.columns=true: Spark
+// commits such a table's schema without them, and reads them from the
+// partition folders, as a scan does. A column takes its type from the
+// schema the table was created with when that has it, else it is a
+// nullable string, as Spark reads it; it comes last, where Spark puts
+// partition columns.
+func withPartitionColumns(cfg *storage.TableConfig, schema *storage.Schema) (*storage.Schema, error) {
+	if !cfg.DropPartitionColumns {
+		return schema, nil
+	}
+	var create *storage.Schema
+	for _, name := range cfg.PartitionFields {
+		if schema.FieldIndex(name) >= 0 {
+			continue
+		}
+		if create == nil && cfg.CreateSchema != "" {
+			var err error
+			if create, err = storage.ParseSchema([]byte(cfg.CreateSchema)); err != nil {
+				return nil, fmt.Errorf("%s: %w", storage.KeyCreateSchema, err)
+			}
+		}
+		field := storage.Field{Name: name, Type: storage.Nullable(storage.Primitive(storage.KindString))}
+		if create != nil {
+			if i := create.FieldIndex(name); i >= 0 {
+				field = create.Fields[i]
+			}
+		}
+		fields := append(slices.Clip(schema.Fields), field)
+		schema = &storage.Schema{Name: schema.Name, Namespace: schema.Namespace, Doc: schema.Doc, Fields: fields}
+	}
+	return schema, nil
 }
 
 // SnapshotSchema is the schema of the records of view's snapshot, without

@@ -31,6 +31,13 @@ type tripsTable struct {
 
 func newTripsTable(t testing.TB, dir string) *tripsTable {
 	t.Helper()
+	return newTripsTableWith(t, dir, func(*storage.TableConfig) {})
+}
+
+// newTripsTableWith is newTripsTable with the table's configuration
+// changed by edit before the table is created.
+func newTripsTableWith(t testing.TB, dir string, edit func(*storage.TableConfig)) *tripsTable {
+	t.Helper()
 	fsys, err := storage.NewLocalFS(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +46,7 @@ func newTripsTable(t testing.TB, dir string) *tripsTable {
 	if err != nil {
 		t.Fatal(err)
 	}
+	edit(cfg)
 	if err := storage.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}

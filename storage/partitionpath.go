@@ -55,16 +55,34 @@ func EscapePartitionValue(v string) string {
 	return b.String()
 }
 
-// RawPartitionValueAllowed reports whether a value can be used as a folder
-// name unencoded, as Hudi does when hoodie.datasource.write.partitionpath.urlencode
-// is false: it must be one non-empty folder name that leaves nothing and is
-// not hidden (starts with no dot).
+// RawPartitionValueAllowed reports whether a value can be used unencoded,
+// as Hudi does when hoodie.datasource.write.partitionpath.urlencode is
+// false. Hudi then writes a value with slashes, "americas/brazil", as
+// nested folders, and so does Hoodie, so that both put a record in the same
+// partition. Every '/'-separated segment must be a folder name that leaves
+// nothing and is not hidden: non-empty, starting with no dot (so neither
+// "." nor ".."), without backslashes or control characters. A value that fails is
+// escaped whole, never used raw.
 func RawPartitionValueAllowed(v string) bool {
-	if v == "" || v[0] == '.' {
+	for {
+		seg, rest, more := strings.Cut(v, "/")
+		if !rawSegmentAllowed(seg) {
+			return false
+		}
+		if !more {
+			return true
+		}
+		v = rest
+	}
+}
+
+// rawSegmentAllowed reports whether one folder name of a raw value is safe.
+func rawSegmentAllowed(seg string) bool {
+	if seg == "" || seg[0] == '.' {
 		return false
 	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c == '/' || c == '\\' || c < 0x20 || c == 0x7f {
+	for i := 0; i < len(seg); i++ {
+		if c := seg[i]; c == '\\' || c < 0x20 || c == 0x7f {
 			return false
 		}
 	}
@@ -106,9 +124,10 @@ func unhex(c byte) (byte, bool) {
 }
 
 // PartitionPath builds a partition's relative folder from its columns'
-// values: folders joined with "/", "col=value" when hive-style. With
-// urlEncode, or whenever a raw value would not be one safe folder name,
-// values are escaped with EscapePartitionValue.
+// values: folders joined with "/", "col=value" when hive-style. Without
+// urlEncode a value RawPartitionValueAllowed accepts is used as it is, so a
+// value with slashes spans several folders, as in Hudi; otherwise, and
+// always with urlEncode, it is escaped with EscapePartitionValue.
 func PartitionPath(fields, values []string, hiveStyle, urlEncode bool) string {
 	parts := make([]string, len(fields))
 	for i, f := range fields {
@@ -125,10 +144,26 @@ func PartitionPath(fields, values []string, hiveStyle, urlEncode bool) string {
 }
 
 // ParsePartitionPath splits a partition path into its columns' values,
-// undoing hive-style prefixes and escapes. It fails when the path has a
-// different number of folders than fields, or a hive-style folder names
-// another column.
+// undoing hive-style prefixes and escapes. A raw value may span several
+// folders (see RawPartitionValueAllowed): with one partition column the
+// whole path is its value; with several and hive-style folders, a folder
+// "col=..." naming the next column starts that column's value. It fails
+// when the folders cannot be matched to the fields: too few, a hive-style
+// folder naming another column, or more folders than columns in a table
+// that is neither hive-style nor single-column, where no one can tell which
+// folders make which value.
 func ParsePartitionPath(partitionPath string, fields []string, hiveStyle bool) ([]string, error) {
+	values, err := SplitPartitionPath(partitionPath, fields, hiveStyle)
+	for i, v := range values {
+		values[i] = UnescapePartitionValue(v)
+	}
+	return values, err
+}
+
+// SplitPartitionPath is ParsePartitionPath without unescaping: each
+// column's folder text, several folders joined by "/" for a value that
+// spans them.
+func SplitPartitionPath(partitionPath string, fields []string, hiveStyle bool) ([]string, error) {
 	if len(fields) == 0 {
 		if partitionPath != "" {
 			return nil, fmt.Errorf("partition path %q in a non-partitioned table", partitionPath)
@@ -136,19 +171,34 @@ func ParsePartitionPath(partitionPath string, fields []string, hiveStyle bool) (
 		return nil, nil
 	}
 	folders := strings.Split(partitionPath, "/")
-	if len(folders) != len(fields) {
+	if len(folders) < len(fields) {
 		return nil, fmt.Errorf("partition path %q has %d folder(s), the table has %d partition column(s)", partitionPath, len(folders), len(fields))
 	}
-	values := make([]string, len(fields))
-	for i, folder := range folders {
-		if hiveStyle {
-			name, value, ok := strings.Cut(folder, "=")
-			if !ok || name != fields[i] {
-				return nil, fmt.Errorf("partition path %q: folder %q is not %s=<value>", partitionPath, folder, fields[i])
+	values := make([]string, 0, len(fields))
+	switch {
+	case hiveStyle:
+		for _, folder := range folders {
+			next := len(values)
+			if next < len(fields) {
+				if value, ok := strings.CutPrefix(folder, fields[next]+"="); ok {
+					values = append(values, value)
+					continue
+				}
 			}
-			folder = value
+			if next == 0 {
+				return nil, fmt.Errorf("partition path %q: folder %q is not %s=<value>", partitionPath, folder, fields[0])
+			}
+			values[next-1] += "/" + folder
 		}
-		values[i] = UnescapePartitionValue(folder)
+		if len(values) != len(fields) {
+			return nil, fmt.Errorf("partition path %q: no folder %s=<value>", partitionPath, fields[len(values)])
+		}
+	case len(folders) == len(fields):
+		values = folders
+	case len(fields) == 1:
+		values = append(values, partitionPath)
+	default:
+		return nil, fmt.Errorf("partition path %q has %d folders for %d partition columns: which make which value is ambiguous", partitionPath, len(folders), len(fields))
 	}
 	return values, nil
 }

@@ -18,7 +18,17 @@ func TestPartitionPath(t *testing.T) {
 	}{
 		{"simple", []string{"p"}, []string{"10"}, false, false, "10"},
 		{"hive two levels", []string{"byteField", "shortField"}, []string{"10", "300"}, true, false, "byteField=10/shortField=300"},
-		{"slash encoded even without urlencode", []string{"p"}, []string{"americas/brazil"}, false, false, "americas%2Fbrazil"},
+		{"slash as nested folders without urlencode, as Hudi", []string{"p"}, []string{"americas/brazil/sao_paulo"}, false, false, "americas/brazil/sao_paulo"},
+		{"hive-style nested folders", []string{"p"}, []string{"americas/brazil"}, true, false, "p=americas/brazil"},
+		{"nested folders of two hive-style columns", []string{"a", "b"}, []string{"x/y", "z/a=w"}, true, false, "a=x/y/b=z/a=w"},
+		{"nested folders of two columns, folder count matching", []string{"a", "b"}, []string{"x", "y"}, false, false, "x/y"},
+		{"slash encoded with urlencode", []string{"p"}, []string{"americas/brazil"}, false, true, "americas%2Fbrazil"},
+		{"dot dot segment encoded whole", []string{"p"}, []string{"a/../b"}, false, false, "a%2F..%2Fb"},
+		{"dot segment encoded whole", []string{"p"}, []string{"a/./b"}, false, false, "a%2F.%2Fb"},
+		{"empty segment encoded whole", []string{"p"}, []string{"a//b"}, false, false, "a%2F%2Fb"},
+		{"leading slash encoded whole", []string{"p"}, []string{"/a"}, false, false, "%2Fa"},
+		{"trailing slash encoded whole", []string{"p"}, []string{"a/"}, false, false, "a%2F"},
+		{"hidden segment encoded whole", []string{"p"}, []string{"a/.hoodie"}, false, false, "a%2F.hoodie"},
 		{"dot dot", []string{"p"}, []string{".."}, false, false, "%2E%2E"},
 		{"empty is default", []string{"p"}, []string{""}, true, false, "p=__HIVE_DEFAULT_PARTITION__"},
 		{"urlencode colon", []string{"p"}, []string{"2024-01-01 10:00"}, false, true, "2024-01-01 10%3A00"},
@@ -55,8 +65,14 @@ func TestPartitionPath(t *testing.T) {
 }
 
 func TestParsePartitionPathErrors(t *testing.T) {
-	if _, err := storage.ParsePartitionPath("a/b", []string{"p"}, false); err == nil {
-		t.Error("folder count mismatch accepted")
+	if _, err := storage.ParsePartitionPath("a", []string{"p", "q"}, false); err == nil {
+		t.Error("too few folders accepted")
+	}
+	if _, err := storage.ParsePartitionPath("a/b/c", []string{"p", "q"}, false); err == nil || !strings.Contains(err.Error(), "ambiguous") {
+		t.Errorf("ambiguous folders: %v", err)
+	}
+	if _, err := storage.ParsePartitionPath("p=a/b", []string{"p", "q"}, true); err == nil || !strings.Contains(err.Error(), "q=<value>") {
+		t.Errorf("missing hive column: %v", err)
 	}
 	if _, err := storage.ParsePartitionPath("q=1", []string{"p"}, true); err == nil || !strings.Contains(err.Error(), "p=<value>") {
 		t.Errorf("wrong hive column: %v", err)
@@ -66,16 +82,25 @@ func TestParsePartitionPathErrors(t *testing.T) {
 	}
 }
 
-// FuzzPartitionValue checks that no value escapes the table folder or splits
-// into several folders, and that escaping round-trips.
+// FuzzPartitionValue checks that no value escapes the table folder, that
+// only a raw value with slashes (urlencode off) spans several folders, and
+// that every value round-trips.
 func FuzzPartitionValue(f *testing.F) {
 	for _, s := range []string{"", ".", "..", "../../etc", "a/b", "%41", "x=y", "\x00", "é"} {
 		f.Add(s, false)
 	}
 	f.Fuzz(func(t *testing.T, v string, urlEncode bool) {
 		p := storage.PartitionPath([]string{"col"}, []string{v}, false, urlEncode)
-		if strings.Contains(p, "/") || strings.Contains(p, "\\") || p == "." || p == ".." || p == "" {
+		if strings.Contains(p, "\\") || p == "" {
 			t.Fatalf("value %q gave unsafe folder %q", v, p)
+		}
+		for _, seg := range strings.Split(p, "/") {
+			if seg == "" || seg[0] == '.' {
+				t.Fatalf("value %q gave unsafe folder %q", v, p)
+			}
+		}
+		if strings.Contains(p, "/") && (urlEncode || p != v) {
+			t.Fatalf("value %q gave %q: only a raw value spans folders", v, p)
 		}
 		if path.Clean("base/"+p) != "base/"+p {
 			t.Fatalf("value %q gave folder %q that does not stay put", v, p)

@@ -42,6 +42,10 @@ func compileSchema(s *Schema) (*compiledSchema, error) {
 // maxDecimalPrecision bounds decimal precision; Spark's limit is 38.
 const maxDecimalPrecision = 1000
 
+// maxCompactDecimalPrecision is the largest precision Spark stores in an
+// INT32 or INT64 and whose BINARY form its vectorized reader refuses.
+const maxCompactDecimalPrecision = 18
+
 // schemaValidator checks a type tree. named holds named types by full name;
 // active the records being checked, to find recursion.
 type schemaValidator struct {
@@ -257,6 +261,14 @@ func parquetNode(t *Type) parquet.Node {
 		return parquet.Enum()
 	case KindBytes:
 		if t.Logical == LogicalDecimal {
+			if t.Precision <= maxCompactDecimalPrecision {
+				// Spark's vectorized reader refuses BINARY decimals of at
+				// most 18 digits (it wants INT32, INT64 or a fixed), and
+				// Hudi's writers never make them: Spark's schema turns
+				// every decimal into an Avro fixed. A fixed of Spark's
+				// size is what Hudi writes and every reader takes.
+				return parquet.Decimal(t.Scale, t.Precision, parquet.FixedLenByteArrayType(decimalBytes(t.Precision)))
+			}
 			// PLAIN whatever the string encoding: DuckDB, for one, reads
 			// DELTA_LENGTH_BYTE_ARRAY strings and blobs only.
 			return parquet.Encoded(parquet.Decimal(t.Scale, t.Precision, parquet.ByteArrayType), &parquet.Plain)

@@ -257,7 +257,8 @@ func (c *TableConfig) CheckWritable() error {
 	case SimpleKeyGenerator, ComplexKeyGenerator, NonpartitionedKeyGenerator:
 		return nil
 	}
-	return fmt.Errorf("%s %q: Hoodie reads such tables but does not write them (it writes with %s, %s or %s)", KeyKeyGeneratorClass,
+	return fmt.Errorf("%s %q: Hoodie reads such tables but does not write them (it computes keys and partition paths as %s, %s and %s do); "+
+		"write to this table with Spark, or export its records (hoodiectl export TABLE DIR --format json) into a table hoodiectl init makes", KeyKeyGeneratorClass,
 		c.KeyGeneratorClass, SimpleKeyGenerator, ComplexKeyGenerator, NonpartitionedKeyGenerator)
 }
 

@@ -186,7 +186,7 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 		return nil, err
 	}
 	if err := w.cfg.CheckWritable(); err != nil {
-		return nil, fmt.Errorf("table %s: %w", w.cfg.Name, err)
+		return nil, &RefusedError{fmt.Errorf("table %s: %w", w.cfg.Name, err)}
 	}
 	if err := w.settings.checkWrite(op, w.cfg); err != nil {
 		return nil, err

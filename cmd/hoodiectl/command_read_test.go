@@ -279,6 +279,6 @@ func TestReadTableOfOtherKeyGenerator(t *testing.T) {
 		if n := strings.Count(out, "\n"); n != 4 {
 			t.Errorf("%s: %d records read, want the fixture's 4", tc.class, n)
 		}
-		hoodiectl(t, `{"id":1,"name":"x"}`, "upsert", dir).mustFail(t, exitError, tc.class, "does not write")
+		hoodiectl(t, `{"id":1,"name":"x"}`, "upsert", dir).mustFail(t, exitRefused, tc.class, "does not write", "write to this table with Spark")
 	}
 }
