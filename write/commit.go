@@ -49,13 +49,24 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 		return fmt.Errorf("start commit: %w", err)
 	}
 	c.instant = requested
+	var beat *heartbeat
 	defer func() {
 		if err != nil {
 			if rbErr := rollbackPending(context.WithoutCancel(ctx), w.fsys, c.instant); rbErr != nil {
 				err = errors.Join(err, fmt.Errorf("the failed write could not be rolled back (the next write will): %w", rbErr))
 			}
 		}
+		// The heartbeat stops only once the instant is complete or gone:
+		// until then a Spark writer must see the write alive.
+		if beat != nil {
+			beat.stop(ctx)
+		}
 	}()
+	// Before any data file: a Spark writer with the multi-writer setting
+	// LAZY rolls back a pending commit without a fresh heartbeat.
+	if beat, err = startHeartbeat(ctx, w.fsys, requested.Time, w.settings.HeartbeatInterval); err != nil {
+		return err
+	}
 	profile := workloadProfile(c.op, tasks)
 	profileJSON, err := profile.MarshalJSON()
 	if err != nil {

@@ -201,6 +201,11 @@ func TestWriteCrashAtEveryStep(t *testing.T) {
 					if entries, _ := mem.ReadDir(ctx, storage.TempFolder); len(entries) != 0 {
 						t.Fatalf("step %d: markers left: %v", failAt, entries)
 					}
+					// The failed write's heartbeat, fresh but Hoodie's, did
+					// not keep its commit from being rolled back.
+					if entries, _ := mem.ReadDir(ctx, heartbeatFolder); len(entries) != 0 {
+						t.Fatalf("step %d: heartbeats left: %v", failAt, entries)
+					}
 					verifyIndex(t, mem, dir, dir)
 				}
 			})
@@ -254,17 +259,29 @@ func TestWriteKilled(t *testing.T) {
 		}
 		before = got
 	}
-	// The next write rolls back what the killed ones left and succeeds.
-	res := tt.write(OpUpsert, tripsInput(gen.Updates(initial, 100)))
-	if res.Updated != 100 {
-		t.Errorf("next write updated %d, want 100", res.Updated)
-	}
+	// The last killed write left its heartbeat, fresh: the next write
+	// still rolls back what the killed ones left, and succeeds.
 	tl, err := timeline.Load(ctx, tt.fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, in := range tl.Pending().Instants() {
+		if _, err := tt.fsys.Stat(ctx, heartbeatPath(in.Time)); err != nil {
+			t.Errorf("killed write %s left no heartbeat: %v", in.Time, err)
+		}
+	}
+	res := tt.write(OpUpsert, tripsInput(gen.Updates(initial, 100)))
+	if res.Updated != 100 {
+		t.Errorf("next write updated %d, want 100", res.Updated)
+	}
+	if tl, err = timeline.Load(ctx, tt.fsys); err != nil {
+		t.Fatal(err)
+	}
 	if tl.Pending().Len() != 0 {
 		t.Errorf("pending instants after the next write: %v", tl.Pending().Instants())
+	}
+	if entries, _ := tt.fsys.ReadDir(ctx, heartbeatFolder); len(entries) != 0 {
+		t.Errorf("heartbeats left after the next write: %v", entries)
 	}
 	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
 }

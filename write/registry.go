@@ -94,8 +94,9 @@ const (
 	KeyParallelism        = "hoodie.write.parallelism"
 	KeyBulkInsertSortMode = "hoodie.bulkinsert.sort.mode"
 	KeyDictionaryEnabled  = "hoodie.parquet.dictionary.enabled"
-	// KeyHeartbeatInterval and KeyHeartbeatMisses say when the heartbeat of
-	// another writer's pending commit has expired (see
+	// KeyHeartbeatInterval and KeyHeartbeatMisses say how often a write
+	// touches its heartbeat (Settings.HeartbeatInterval), and when the
+	// heartbeat of another writer's pending commit has expired (see
 	// Settings.HeartbeatTimeout).
 	KeyHeartbeatInterval = "hoodie.client.heartbeat.interval_in_ms"
 	KeyHeartbeatMisses   = "hoodie.client.heartbeat.tolerable.misses"
@@ -429,7 +430,7 @@ func buildRegistry() []Setting {
 			parse: number(func(s *Settings) *int { return &s.Parallelism }, 1, 4096, "file groups")},
 		{Key: KeyBulkInsertSortMode, Default: "GLOBAL_SORT", Kind: Honoured, Doc: "how bulk-insert orders its files' records: GLOBAL_SORT, PARTITION_SORT or PARTITION_PATH_REPARTITION_AND_SORT in key order; NONE (Hudi's default) or PARTITION_PATH_REPARTITION in input order",
 			parse: oneOf(func(s *Settings) *string { return &s.BulkInsertSortMode }, "NONE", "GLOBAL_SORT", "PARTITION_SORT", "PARTITION_PATH_REPARTITION", "PARTITION_PATH_REPARTITION_AND_SORT")},
-		{Key: KeyHeartbeatInterval, Default: "60000", Kind: Honoured, Doc: "with hoodie.client.heartbeat.tolerable.misses: another writer's pending commit whose heartbeat is younger than their product is alive and not rolled back (1 ms to a day)",
+		{Key: KeyHeartbeatInterval, Default: "60000", Kind: Honoured, Doc: "how often a write touches its heartbeat; with hoodie.client.heartbeat.tolerable.misses: a Spark writer's pending commit whose heartbeat is younger than their product is alive and not rolled back (1 ms to a day)",
 			parse: number(func(s *Settings) *int64 { return &s.heartbeatInterval }, 1, int64(24*time.Hour/time.Millisecond), "milliseconds")},
 		{Key: KeyHeartbeatMisses, Default: "2", Kind: Honoured, Doc: "see hoodie.client.heartbeat.interval_in_ms (1 to 1000)",
 			parse: number(func(s *Settings) *int64 { return &s.heartbeatMisses }, 1, 1000, "heartbeats")},

@@ -54,6 +54,11 @@ type Settings struct {
 	// heartbeat interval times its tolerable misses. Zero means the
 	// default, two minutes.
 	HeartbeatTimeout time.Duration
+	// HeartbeatInterval is how often a write touches its heartbeat,
+	// .hoodie/.heartbeat/<instant>, while it writes (Hudi's
+	// hoodie.client.heartbeat.interval_in_ms). Zero means the default,
+	// one minute.
+	HeartbeatInterval time.Duration
 	// LockTimeout is how long a write waits for the table's writer lock
 	// (hoodie.write.lock.wait_time_ms) before it fails, refused with
 	// nothing written, naming the holder. Zero waits until the context
@@ -84,8 +89,15 @@ func DefaultSettings() Settings {
 			}
 		}
 	}
-	s.HeartbeatTimeout = time.Duration(s.heartbeatInterval*s.heartbeatMisses) * time.Millisecond
+	s.setHeartbeat()
 	return s
+}
+
+// setHeartbeat sets HeartbeatInterval and HeartbeatTimeout from their
+// settings.
+func (s *Settings) setHeartbeat() {
+	s.HeartbeatInterval = time.Duration(s.heartbeatInterval) * time.Millisecond
+	s.HeartbeatTimeout = time.Duration(s.heartbeatInterval*s.heartbeatMisses) * time.Millisecond
 }
 
 // ParseSettings reads settings from Hudi properties on top of the defaults,
@@ -102,7 +114,7 @@ func ParseSettings(props *storage.Properties) (Settings, error) {
 	}
 	s.Props = props.Clone()
 	err := s.checkProps()
-	s.HeartbeatTimeout = time.Duration(s.heartbeatInterval*s.heartbeatMisses) * time.Millisecond
+	s.setHeartbeat()
 	return s, err
 }
 

@@ -1,7 +1,6 @@
 package write
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -291,7 +290,9 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 // Only commits are rolled back (Hoodie refuses merge-on-read tables, the
 // only ones with deltacommits), and of them not those whose writer keeps a
 // fresh heartbeat (a Spark writer with the multi-writer setting LAZY,
-// which does not take Hoodie's lock). Pending replacecommits are left
+// which does not take Hoodie's lock; a Hoodie writer's heartbeat is never
+// fresh to another, see heartbeatFresh). The heartbeats of the commits
+// rolled back, and of those complete, are deleted. Pending replacecommits are left
 // alone, as Hudi leaves clustering, which is never rolled back as a failed
 // write; an insert overwrite's files stay unseen while it is pending.
 func (w *Writer) recover(ctx context.Context) error {
@@ -317,6 +318,12 @@ func (w *Writer) recover(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if err := w.fsys.RemoveAll(ctx, heartbeatPath(in.Time)); err != nil {
+			return fmt.Errorf("remove the heartbeat of rolled back instant %s: %w", in.Time, err)
+		}
+	}
+	if err := removeHeartbeats(ctx, w.fsys, tl.Pending().Contains, tl.Contains); err != nil {
+		return err
 	}
 	entries, err := w.fsys.ReadDir(ctx, storage.TempFolder)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -527,24 +534,6 @@ func (l *replaceLocks) locked(partition, fileID string) (string, bool) {
 	}
 	instant, ok := l.groups[timeline.FileGroupID{Partition: partition, FileID: fileID}]
 	return instant, ok
-}
-
-// heartbeatFolder holds the heartbeats of Hudi's writers: a live writer
-// touches .hoodie/.heartbeat/<instant> every heartbeat interval.
-const heartbeatFolder = storage.MetaFolder + "/.heartbeat"
-
-// heartbeatFresh reports whether the writer of the pending instant keeps a
-// heartbeat that has not expired (see Settings.HeartbeatTimeout): it is
-// alive, and its instant is not to be rolled back.
-func (w *Writer) heartbeatFresh(ctx context.Context, instant string) (bool, error) {
-	info, err := w.fsys.Stat(ctx, heartbeatFolder+"/"+instant)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("check the heartbeat of %s: %w", instant, err)
-	}
-	return w.opts.Clock().Sub(info.ModTime) <= cmp.Or(w.settings.HeartbeatTimeout, DefaultSettings().HeartbeatTimeout), nil
 }
 
 // parallelChunks splits [0, n) into up to workers chunks and runs fn on each
