@@ -75,6 +75,11 @@
 //     the multi-writer setting, which does not take Hoodie's lock);
 //   - a replacecommit (a clustering or an insert overwrite).
 //
+// A write keeps a heartbeat of its own, .hoodie/.heartbeat/<instant>, from
+// its requested file until its commit is complete or rolled back, so that
+// such a Spark writer leaves it alone. Another Hoodie writer never counts
+// it alive: it holds the table lock.
+//
 // # The record index
 //
 // The index is a cache of the timeline. A write never fails because of
