@@ -451,38 +451,27 @@ func checkFuzzedInput(t *testing.T, in *write.Input) {
 }
 
 func FuzzDecodeJSONL(f *testing.F) {
-	for _, s := range []string{
+	fuzzDecode(f, "in.jsonl", "jsonl", decodeJSONLBlocks,
 		"{\"b\": 1, \"a\": \"x\"}\n\n{\"c\": [true], \"a\": null, \"b\": 2.5}",
 		`{"id": 7, "price": 9.5, "day": "2024-01-02", "at": 1, "raw": "AQI=", "attrs": {"b": "x"}, "ok": "true", "n": {"x": [{"y": null}]}}`,
 		`{"id": "x", "price": 1e3, "attrs": {"a": 1}}`,
 		`{"s": "\u00e9\ud83d\ude00\n", "e": -0.5E+3}`,
-	} {
-		f.Add(s, false, uint8(0))
-		f.Add(s, true, uint8(5))
-	}
-	table := parseAvro(f, inputTestTable)
-	f.Fuzz(func(t *testing.T, data string, withTable bool, blockSize uint8) {
-		var tab *storage.Schema
-		if withTable {
-			tab = table
-		}
-		in, err := Decode(context.Background(), strings.NewReader(data), "in.jsonl", "jsonl", tab)
-		// Decoded in small blocks, in parallel, the input decodes the same.
-		blocks, blocksErr := decodeJSONLBlocks(context.Background(), strings.NewReader(data), "in.jsonl", tab, 1+int(blockSize%32))
-		checkSameDecoding(t, blocks, blocksErr, in, err)
-		if err != nil {
-			return
-		}
-		checkFuzzedInput(t, in)
-	})
+	)
 }
 
 func FuzzDecodeCSV(f *testing.F) {
-	for _, s := range []string{
+	fuzzDecode(f, "in.csv", "csv", decodeCSVBlocks,
 		"id,name,fare\n1,Ann,1.5\n2,,x\n",
 		"ok,id,day,price,at,raw,attrs\ntrue,5,2024-01-02,1.5,2024-01-01T00:00:00Z,AQI=,x\n",
 		"a,\"b\nc\"\n\"1\n2\",3\n",
-	} {
+	)
+}
+
+// fuzzDecode fuzzes Decode of format from the seeds, with and without the
+// table's schema: what decodes must pass checkFuzzedInput, and decoding in
+// small blocks, in parallel, must decode the same.
+func fuzzDecode(f *testing.F, name string, format Format, blocks func(context.Context, io.Reader, string, *storage.Schema, int) (*write.Input, error), seeds ...string) {
+	for _, s := range seeds {
 		f.Add(s, false, uint8(0))
 		f.Add(s, true, uint8(5))
 	}
@@ -492,10 +481,9 @@ func FuzzDecodeCSV(f *testing.F) {
 		if withTable {
 			tab = table
 		}
-		in, err := Decode(context.Background(), strings.NewReader(data), "in.csv", "csv", tab)
-		// Decoded in small blocks, in parallel, the input decodes the same.
-		blocks, blocksErr := decodeCSVBlocks(context.Background(), strings.NewReader(data), "in.csv", tab, 1+int(blockSize%32))
-		checkSameDecoding(t, blocks, blocksErr, in, err)
+		in, err := Decode(context.Background(), strings.NewReader(data), name, format, tab)
+		got, gotErr := blocks(context.Background(), strings.NewReader(data), name, tab, 1+int(blockSize%32))
+		checkSameDecoding(t, got, gotErr, in, err)
 		if err != nil {
 			return
 		}
