@@ -127,6 +127,18 @@ func filesOfInstant(ctx context.Context, fsys storage.FS, instant string) ([]str
 	return out, nil
 }
 
+// pendingFiles lists the data files a pending write at instant may have
+// made: those its markers name or, when it has no markers (a writer that
+// keeps them elsewhere, or died before its first), the base files that
+// carry its instant time, as Hudi's listing-based rollback then finds them.
+func pendingFiles(ctx context.Context, fsys storage.FS, instant string) ([]string, error) {
+	files, err := markedFiles(ctx, fsys, instant)
+	if err != nil || len(files) > 0 {
+		return files, err
+	}
+	return filesOfInstant(ctx, fsys, instant)
+}
+
 // rollbackPending undoes a write that never completed: it deletes its
 // inflight file first, then the data files its markers name (or, when it
 // has no markers, the base files whose names carry its instant time, in
@@ -144,16 +156,9 @@ func rollbackPending(ctx context.Context, fsys storage.FS, in timeline.Instant) 
 	if err := timeline.StopPending(ctx, fsys, in); err != nil {
 		return fmt.Errorf("roll back %s: %w", in, err)
 	}
-	files, err := markedFiles(ctx, fsys, in.Time)
+	files, err := pendingFiles(ctx, fsys, in.Time)
 	if err != nil {
 		return fmt.Errorf("roll back %s: %w", in, err)
-	}
-	if len(files) == 0 {
-		// No markers (a writer that keeps them elsewhere, or died before
-		// its first): delete by listing, as Hudi's rollback then does.
-		if files, err = filesOfInstant(ctx, fsys, in.Time); err != nil {
-			return fmt.Errorf("roll back %s: %w", in, err)
-		}
 	}
 	for _, f := range files {
 		if err := fsys.Remove(ctx, f); err != nil && !errors.Is(err, fs.ErrNotExist) {

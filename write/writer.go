@@ -282,7 +282,8 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	return res, nil
 }
 
-// recover rolls back every commit a dead writer left pending and drops
+// recover completes the rollbacks and the restore that died half way (see
+// finishPendingRollbacks), rolls back every commit a dead writer left pending and drops
 // markers that completed writes left, as a Hudi writer does with the
 // default hoodie.cleaner.policy.failed.writes=EAGER: the caller holds the
 // writer lock, so no Hoodie writer owns them.
@@ -296,6 +297,9 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 // alone, as Hudi leaves clustering, which is never rolled back as a failed
 // write; an insert overwrite's files stay unseen while it is pending.
 func (w *Writer) recover(ctx context.Context) error {
+	if err := w.finishPendingRollbacks(ctx); err != nil {
+		return err
+	}
 	tl, err := timeline.Load(ctx, w.fsys)
 	if err != nil {
 		return err
