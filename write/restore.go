@@ -46,6 +46,14 @@ func (w *Writer) Restore(ctx context.Context, savepoint string) (*RestoreResult,
 		if err != nil {
 			return err
 		}
+		if len(targets) == 0 {
+			// A restore to savepoint that stopped half way, which recover
+			// then completed: asked again, it is done.
+			if done, err := completedRestoreTo(ctx, tl, savepoint); done != nil || err != nil {
+				res = done
+				return err
+			}
+		}
 		data, err := timeline.NewRestorePlan(savepoint, targets).MarshalAvro()
 		if err != nil {
 			return err
@@ -63,6 +71,36 @@ func (w *Writer) Restore(ctx context.Context, savepoint string) (*RestoreResult,
 		return nil
 	})
 	return res, err
+}
+
+// completedRestoreTo returns the latest completed restore of tl if it
+// took the table to savepoint; nil if it did not, or there is none.
+func completedRestoreTo(ctx context.Context, tl *timeline.Timeline, savepoint string) (*RestoreResult, error) {
+	last, ok := tl.Completed().Filter(func(in timeline.Instant) bool { return in.Action == timeline.ActionRestore }).Last()
+	if !ok || last.Time < savepoint {
+		return nil, nil
+	}
+	planData, err := tl.ReadDetails(ctx, requestedOf(last))
+	if err != nil {
+		return nil, err
+	}
+	plan, err := timeline.ParseRestorePlan(planData)
+	if err != nil || plan.Savepoint() != savepoint {
+		return nil, err
+	}
+	data, err := tl.ReadDetails(ctx, last)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := timeline.ParseRestoreMetadata(data)
+	if err != nil {
+		return nil, err
+	}
+	res := &RestoreResult{Instant: last.Time, Savepoint: savepoint}
+	for _, in := range meta.RestoreInstantInfo {
+		res.RolledBack = append(res.RolledBack, timeline.Instant{Time: in.CommitTime, Action: timeline.Action(in.Action), State: timeline.StateCompleted})
+	}
+	return res, nil
 }
 
 // restoreTargets returns the writes a restore to savepoint rolls back, in
@@ -119,7 +157,7 @@ func restoreTargets(tl *timeline.Timeline, savepoint string) ([]timeline.Instant
 // metadata.
 func (w *Writer) runRestore(ctx context.Context, rs timeline.Instant) ([]timeline.Instant, error) {
 	start := w.opts.Clock()
-	reqPath, err := timeline.Instant{Time: rs.Time, Action: timeline.ActionRestore, State: timeline.StateRequested}.Path()
+	reqPath, err := requestedOf(rs).Path()
 	if err != nil {
 		return nil, err
 	}

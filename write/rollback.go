@@ -317,7 +317,7 @@ func (w *Writer) runRollback(ctx context.Context, rb timeline.Instant, publish b
 // readRollbackPlan reads the plan of the rollback rb from its requested
 // file.
 func readRollbackPlan(ctx context.Context, fsys storage.FS, rb timeline.Instant) (*timeline.RollbackPlan, error) {
-	p, err := timeline.Instant{Time: rb.Time, Action: timeline.ActionRollback, State: timeline.StateRequested}.Path()
+	p, err := requestedOf(rb).Path()
 	if err != nil {
 		return nil, err
 	}
@@ -333,6 +333,12 @@ func readRollbackPlan(ctx context.Context, fsys storage.FS, rb timeline.Instant)
 		return nil, fmt.Errorf("rollback plan %s names no instant to roll back", p)
 	}
 	return plan, nil
+}
+
+// requestedOf is the requested state of in, whose file holds the plan of
+// a rollback or restore.
+func requestedOf(in timeline.Instant) timeline.Instant {
+	return timeline.Instant{Time: in.Time, Action: in.Action, State: timeline.StateRequested}
 }
 
 // syncIndexAfter brings the record index to the table's latest view after
