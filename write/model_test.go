@@ -47,8 +47,9 @@ type modelRow struct {
 	deleted        bool
 }
 
-// TestRandomWorkloads runs random inserts, upserts, deletes and soft deletes
-// against a table and a map that applies the contract's rules, comparing
+// TestRandomWorkloads runs random inserts, upserts, deletes, soft deletes
+// and rollbacks of the latest write against a table and a map that applies
+// the contract's rules, comparing
 // the latest snapshot after every write and random past snapshots (time
 // travel) along the way. Some steps try writes that must be refused with
 // nothing changed (see refusedStep), and some precombine values are longs
@@ -105,6 +106,10 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 	for step := 0; step < steps; step++ {
 		if len(instants) > 0 && rng.IntN(5) == 0 {
 			refusedStep(t, tt, rng, step, model, keys(), populateMeta)
+			continue
+		}
+		if len(instants) > 0 && rng.IntN(6) == 0 {
+			instants, model = rollbackStep(t, tt, rng, step, instants, history, populateMeta)
 			continue
 		}
 		var rows []modelRow
@@ -185,6 +190,34 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 		checkSnapshot(t, "as of "+in, snapshot(t, tt.fsys, in), history[in], populateMeta)
 	}
 	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
+}
+
+// rollbackStep rolls back the latest of instants, the writes so far, after
+// trying to roll back an earlier one, which must be refused with nothing
+// changed; and returns the writes left and the model as of the last of
+// them.
+func rollbackStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, instants []string, history map[string]map[string]modelRecord, populateMeta bool) ([]string, map[string]modelRecord) {
+	t.Helper()
+	ctx := context.Background()
+	latest := instants[len(instants)-1]
+	if len(instants) > 1 {
+		earlier := instants[rng.IntN(len(instants)-1)]
+		if _, err := tt.w.Rollback(ctx, earlier); !errors.Is(err, ErrRefused) {
+			t.Fatalf("step %d: rolling back %s, not the latest write, gave %v; want it refused", step, earlier, err)
+		}
+		checkSnapshot(t, fmt.Sprintf("step %d, after a refused rollback", step), snapshot(t, tt.fsys, ""), history[latest], populateMeta)
+	}
+	if _, err := tt.w.Rollback(ctx, latest); err != nil {
+		t.Fatalf("step %d: roll back %s: %v", step, latest, err)
+	}
+	delete(history, latest)
+	instants = instants[:len(instants)-1]
+	model := map[string]modelRecord{}
+	if len(instants) > 0 {
+		model = history[instants[len(instants)-1]]
+	}
+	checkSnapshot(t, fmt.Sprintf("step %d, after the rollback of %s", step, latest), snapshot(t, tt.fsys, ""), model, populateMeta)
+	return instants, model
 }
 
 // refusedStep tries a write that must be refused, with nothing changed: a
