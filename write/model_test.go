@@ -49,9 +49,8 @@ type modelRow struct {
 
 // TestRandomWorkloads runs random inserts, upserts, deletes, soft deletes
 // and rollbacks of the latest write against a table and a map that applies
-// the contract's rules, comparing
-// the latest snapshot after every write and random past snapshots (time
-// travel) along the way. Some steps try writes that must be refused with
+// the contract's rules, comparing the latest snapshot after every write
+// and random past snapshots (time travel) along the way. Some steps try writes that must be refused with
 // nothing changed (see refusedStep), and some precombine values are longs
 // a double would round.
 // Before a write in four, one bit flips at a random byte of a random file
