@@ -1,11 +1,15 @@
 package write
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"maps"
+	"os"
+	"os/exec"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
@@ -185,4 +189,82 @@ func TestUndoCrashAtEveryStep(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRestoreKilled restores a table over many writes in a child process,
+// kills it with SIGKILL at several moments, each time checking that a
+// reader sees the table as of one of its writes; the next child carries
+// on, and a last restore in this process completes it.
+func TestRestoreKilled(t *testing.T) {
+	if dir := os.Getenv("HOODIE_KILL_RESTORE"); dir != "" {
+		killedRestoreChild(dir, os.Getenv("HOODIE_KILL_SAVEPOINT"))
+		return
+	}
+	if testing.Short() {
+		t.Skip("kills child processes; skipped in -short mode")
+	}
+	ctx := context.Background()
+	settings := DefaultSettings()
+	settings.MaxFileSize = 16 << 10 // several file groups a write
+	settings.SmallFileLimit = 12 << 10
+	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	gen := trips.NewGenerator(8)
+	initial := gen.Inserts(400)
+	saved := tt.write(OpInsert, tripsInput(initial)).Instant
+	writeSavepoint(t, tt.fsys, saved)
+	states := []map[string]string{dataOf(snapshot(t, tt.fsys, ""))}
+	for range 6 {
+		tt.write(OpUpsert, tripsInput(append(gen.Updates(initial, 40), gen.Inserts(10)...)))
+		states = append(states, dataOf(snapshot(t, tt.fsys, "")))
+	}
+	for _, delay := range []time.Duration{0, 5 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRestoreKilled$")
+		cmd.Env = append(os.Environ(), "HOODIE_KILL_RESTORE="+tt.dir, "HOODIE_KILL_SAVEPOINT="+saved)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		time.Sleep(delay)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if line != "restoring\n" {
+			t.Fatalf("child said %q", line)
+		}
+		got := dataOf(snapshot(t, tt.fsys, ""))
+		if !slices.ContainsFunc(states, func(s map[string]string) bool { return maps.Equal(s, got) }) {
+			t.Fatalf("killed after %v: a reader sees a table that is none of its writes", delay)
+		}
+	}
+	if _, err := tt.w.Restore(ctx, saved); err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(dataOf(snapshot(t, tt.fsys, "")), states[0]) {
+		t.Fatal("after the last restore the table is not as of the savepoint")
+	}
+	tl, err := timeline.Load(ctx, tt.fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.Pending().Len() != 0 || tl.CompletedCommits().After(saved).Len() != 0 {
+		t.Fatalf("after the last restore: pending %v, writes after the savepoint %v", tl.Pending().Instants(), tl.CompletedCommits().After(saved).Instants())
+	}
+	verifyIndex(t, tt.fsys, tt.w.opts.IndexDir, tt.dir)
+}
+
+// killedRestoreChild restores the table in dir to savepoint until it is
+// killed.
+func killedRestoreChild(dir, savepoint string) {
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		os.Exit(2)
+	}
+	os.Stdout.WriteString("restoring\n")
+	if _, err := newTestWriter(fsys, dir, Settings{}).Restore(context.Background(), savepoint); err != nil {
+		os.Exit(3)
+	}
+	os.Exit(0)
 }
