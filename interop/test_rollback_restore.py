@@ -122,7 +122,15 @@ def test_hoodie_rolls_back_then_spark_continues(spark, hoodie, tmp_path):
     i = spark_write(spark, table, batch, SCHEMA, "upsert")
     model.upsert(batch, i)
     states.append((i, model.copy()))
-    assert set(instant_files(table, "rollback")) >= {rb, rb2}
+    # Hoodie rolls back a Spark write (its metadata table on), and Spark
+    # writes again.
+    spark_gone = spark_write(spark, table, [rec(n, 700, "spark") for n in (1, 5, 15)], SCHEMA, "upsert")
+    rb3 = hoodie.run("rollback", table, spark_gone).strip().splitlines()[-1]
+    batch = [rec(n, 800, "spark") for n in (5, 16)]
+    i = spark_write(spark, table, batch, SCHEMA, "upsert")
+    model.upsert(batch, i)
+    states.append((i, model.copy()))
+    assert set(instant_files(table, "rollback")) >= {rb, rb2, rb3}
     problems = check_all(spark, hoodie, table, states)
     assert not problems, "\n".join(problems)
 

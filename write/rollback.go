@@ -101,7 +101,8 @@ func completedRollbackOf(ctx context.Context, tl *timeline.Timeline, instant str
 
 // asService runs fn as a table service: holding the writer lock, on a
 // table Hoodie writes, once the services and writes that failed before
-// are completed or rolled back (see recover), with the timeline then.
+// are completed or rolled back (see recover) and Spark's metadata table is
+// dropped (see dropMetadataTable), with the timeline then.
 func (w *Writer) asService(ctx context.Context, fn func(tl *timeline.Timeline) error) error {
 	unlock, err := storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
 	if errors.Is(err, storage.ErrLocked) && ctx.Err() == nil {
@@ -119,6 +120,11 @@ func (w *Writer) asService(ctx context.Context, fn func(tl *timeline.Timeline) e
 	}
 	w.gen.SetLocation(w.cfg.TimelineZone().Location(w.opts.Local))
 	if err := w.recover(ctx); err != nil {
+		return err
+	}
+	// Spark's metadata table would keep listing what the service removes,
+	// as it would miss a Hoodie write: it goes first, as before a write.
+	if w.cfg, err = dropMetadataTable(ctx, w.fsys, w.cfg, w.opts.Clock()); err != nil {
 		return err
 	}
 	tl, err := timeline.Load(ctx, w.fsys)

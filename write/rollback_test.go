@@ -198,3 +198,18 @@ func TestRollbackRefused(t *testing.T) {
 		t.Fatalf("rolling back a rollback gave %v", err)
 	}
 }
+
+// TestRollbackDropsSparkMetadataTable: Spark's metadata table lists the
+// files of the write a rollback removes; the rollback drops it first, as a
+// write does.
+func TestRollbackDropsSparkMetadataTable(t *testing.T) {
+	tt, gen, initial := tableOf30Trips(t, 14)
+	up := tt.write(OpUpsert, tripsInput(gen.Updates(initial, 4)))
+	withSparkMetadataTable(t, tt.fsys)
+	if _, err := tt.w.Rollback(context.Background(), up.Instant); err != nil {
+		t.Fatal(err)
+	}
+	if declared, folder := metadataTableState(t, tt.fsys); declared || folder {
+		t.Fatalf("after the rollback the metadata table is declared %v, its folder there %v", declared, folder)
+	}
+}
