@@ -499,7 +499,7 @@ func buildRegistry() []Setting {
 		{Key: "hoodie.metrics.", Kind: Ignored, Doc: "Hudi's metrics reporters; Hoodie reports no metrics"},
 		{Key: "hoodie.write.status.storage.level", Kind: Ignored, Doc: "Spark's caching of write statuses"},
 		{Key: "hoodie.consistency.check.enabled", Kind: Ignored, Doc: "for eventually consistent stores; Hoodie writes local folders"},
-		{Key: "hoodie.rollback.using.markers", Kind: Ignored, Doc: "Hoodie rolls back failed writes with their markers either way"},
+		{Key: "hoodie.rollback.using.markers", Kind: Ignored, Doc: "Hoodie rolls back failed writes with their markers (by listing without them) and completed writes with their commit metadata, either way: the files deleted are the same"},
 		{Key: "hoodie.avro.schema.validate", Kind: Ignored, Doc: "Hoodie always checks that a write's schema evolves the table's as its rules allow"},
 		{Key: "hoodie.datasource.write.commitmeta.key.prefix", Kind: Ignored, Doc: "Spark options copied into commit metadata; Hoodie has none to copy"},
 		{Key: "hoodie.payload.event.time.field", Kind: Ignored, Doc: "only a metric in Hudi's commit metadata"},
