@@ -213,3 +213,58 @@ func TestRollbackDropsSparkMetadataTable(t *testing.T) {
 		t.Fatalf("after the rollback the metadata table is declared %v, its folder there %v", declared, folder)
 	}
 }
+
+// TestWriteCompletesSparkPendingRollback: a rollback Spark started for its
+// failed write, and did not finish, is completed from its plan by the next
+// Hoodie write, whatever base path the plan's full paths name.
+func TestWriteCompletesSparkPendingRollback(t *testing.T) {
+	ctx := context.Background()
+	tt, _, _ := tableOf30Trips(t, 15)
+	before := dataOf(snapshot(t, tt.fsys, ""))
+	failed, rb := "20991231000000000", "20991231000000100"
+	for _, name := range []string{failed + ".commit.requested", failed + ".inflight", rb + ".rollback.inflight"} {
+		if err := tt.fsys.CreateIfAbsent(ctx, timeline.MetaFolder+"/"+name, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	part, id := "americas/brazil/sao_paulo", "0a1b2c3d-0000-0000-0000-000000000000-0"
+	rel := part + "/" + id + "_0-7-7_" + failed + ".parquet"
+	if err := tt.fsys.WriteFile(ctx, rel, []byte("half a parquet file")); err != nil {
+		t.Fatal(err)
+	}
+	req := timeline.RollbackRequest{PartitionPath: part, FileID: &id, LatestBaseInstant: &failed,
+		FilesToBeDeleted: []string{"file:/elsewhere/spark/trips/" + rel}, LogBlocksToBeDeleted: &map[string]int64{}}
+	plan, err := timeline.NewRollbackPlan(timeline.Instant{Time: failed, Action: timeline.ActionCommit}, []timeline.RollbackRequest{req}).MarshalAvro()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tt.fsys.CreateIfAbsent(ctx, timeline.MetaFolder+"/"+rb+".rollback.requested", plan); err != nil {
+		t.Fatal(err)
+	}
+
+	res, err := tt.w.Write(ctx, OpDelete, tripsInput(trips.NewGenerator(99).Inserts(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Instant != "" {
+		t.Fatalf("a delete of an absent key committed %s", res.Instant)
+	}
+	if ok, _ := storage.Exists(ctx, tt.fsys, rel); ok {
+		t.Errorf("the file the plan names, %s, is still there", rel)
+	}
+	tl, _ := tt.latest()
+	if tl.Contains(failed) || tl.Pending().Len() != 0 {
+		t.Fatalf("timeline after the write: %v", tl.Instants())
+	}
+	data, err := tl.ReadDetails(ctx, timeline.Instant{Time: rb, Action: timeline.ActionRollback, State: timeline.StateCompleted})
+	if err != nil {
+		t.Fatalf("the rollback was not completed: %v", err)
+	}
+	meta, err := timeline.ParseRollbackMetadata(data)
+	if err != nil || !slices.Equal(meta.CommitsRollback, []string{failed}) || meta.PartitionMetadata[part].SuccessDeleteFiles[0] != req.FilesToBeDeleted[0] {
+		t.Fatalf("rollback metadata %+v, %v", meta, err)
+	}
+	if !maps.Equal(dataOf(snapshot(t, tt.fsys, "")), before) {
+		t.Fatal("the table changed")
+	}
+}
