@@ -56,8 +56,12 @@
 // instants, and only the files those instants name. A crash therefore leaves
 // the table as it was before the write, or with the write whole.
 //
-// The next write cleans up what a crash left. It rolls back each pending
-// commit in this order:
+// The next write cleans up what a crash left. First it completes the
+// rollbacks and the restore that stopped half way, from the plans on the
+// timeline (see Writer.Rollback and Writer.Restore, which undo completed
+// writes with rollback and restore instants as Hudi writes them). Then it
+// rolls back each pending commit, without a rollback instant, in this
+// order:
 //
 //  1. the inflight file, so that the commit can no longer complete;
 //  2. the files its markers name, or, without markers, the base files
@@ -100,7 +104,9 @@
 //   - a change to a file group that a pending replacecommit may replace;
 //   - a failed pre-commit validator;
 //   - a table another writer kept locked past the lock timeout
-//     (hoodie.write.lock.wait_time_ms, Settings.LockTimeout).
+//     (hoodie.write.lock.wait_time_ms, Settings.LockTimeout);
+//   - a rollback of a write that is not the latest, or that a savepoint
+//     keeps, and a restore to an instant that is not a savepoint.
 //
 // Other errors also commit nothing:
 //
