@@ -374,29 +374,33 @@ func (w *Writer) syncIndexAfter(ctx context.Context) []error {
 	return nil
 }
 
-// finishPendingRollbacks completes the rollbacks and the restore that died
-// half way, from their plans, oldest first, as Hudi's writers do: a
-// requested rollback is a promise to roll its instant back. The pending
-// rollbacks a completed restore left behind (its own, which a restore
-// never completes) are deleted instead, as the restore would have.
-func (w *Writer) finishPendingRollbacks(ctx context.Context) error {
-	tl, err := timeline.Load(ctx, w.fsys)
-	if err != nil {
-		return err
+// finishPendingRollbacks completes the rollbacks and the restore of tl
+// that died half way, from their plans, oldest first, as Hudi's writers
+// do: a requested rollback is a promise to roll its instant back. The
+// pending rollbacks a completed restore left behind (its own, which a
+// restore never completes) are deleted instead, as the restore would have.
+// It reports whether it changed the timeline.
+func (w *Writer) finishPendingRollbacks(ctx context.Context, tl *timeline.Timeline) (bool, error) {
+	pending := tl.Pending().Filter(func(in timeline.Instant) bool {
+		return in.Action == timeline.ActionRollback || in.Action == timeline.ActionRestore
+	})
+	if pending.Len() == 0 {
+		return false, nil
 	}
-	for _, in := range tl.Pending().Instants() {
+	for _, in := range pending.Instants() {
 		if in.Action == timeline.ActionRestore {
 			if _, err := w.runRestore(ctx, in); err != nil {
-				return fmt.Errorf("complete the restore %s that stopped half way: %w", in.Time, err)
+				return true, fmt.Errorf("complete the restore %s that stopped half way: %w", in.Time, err)
 			}
 		}
 	}
-	if tl, err = timeline.Load(ctx, w.fsys); err != nil {
-		return err
+	tl, err := timeline.Load(ctx, w.fsys)
+	if err != nil {
+		return true, err
 	}
 	leftover, err := w.restoreLeftovers(ctx, tl)
 	if err != nil {
-		return err
+		return true, err
 	}
 	for _, in := range tl.Pending().Instants() {
 		if in.Action != timeline.ActionRollback {
@@ -404,13 +408,13 @@ func (w *Writer) finishPendingRollbacks(ctx context.Context) error {
 		}
 		if leftover[in.Time] {
 			if err := timeline.DeletePending(ctx, w.fsys, in); err != nil {
-				return err
+				return true, err
 			}
 			continue
 		}
 		if _, err := w.runRollback(ctx, in, true); err != nil {
-			return fmt.Errorf("complete the rollback %s that stopped half way: %w", in.Time, err)
+			return true, fmt.Errorf("complete the rollback %s that stopped half way: %w", in.Time, err)
 		}
 	}
-	return nil
+	return true, nil
 }

@@ -297,12 +297,16 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 // alone, as Hudi leaves clustering, which is never rolled back as a failed
 // write; an insert overwrite's files stay unseen while it is pending.
 func (w *Writer) recover(ctx context.Context) error {
-	if err := w.finishPendingRollbacks(ctx); err != nil {
-		return err
-	}
 	tl, err := timeline.Load(ctx, w.fsys)
 	if err != nil {
 		return err
+	}
+	if changed, err := w.finishPendingRollbacks(ctx, tl); err != nil {
+		return err
+	} else if changed {
+		if tl, err = timeline.Load(ctx, w.fsys); err != nil {
+			return err
+		}
 	}
 	for _, in := range tl.Pending().Instants() {
 		if in.Action != timeline.ActionCommit {
