@@ -58,6 +58,9 @@ func (w *Writer) Rollback(ctx context.Context, instant string) (*RollbackResult,
 		if err := refuseSavepointed(tl, target, "roll it back"); err != nil {
 			return err
 		}
+		if err := refuseCleanedPast(ctx, w.fsys, tl, target); err != nil {
+			return err
+		}
 		rb, err := w.requestRollback(ctx, target)
 		if err != nil {
 			return err
@@ -163,6 +166,49 @@ func refuseSavepointed(tl *timeline.Timeline, target timeline.Instant, what stri
 	for _, in := range tl.Completed().Instants() {
 		if in.Action == timeline.ActionSavepoint && in.Time == target.Time {
 			return &RefusedError{fmt.Errorf("write %s has a savepoint: delete the savepoint first to %s", target.Time, what)}
+		}
+	}
+	return nil
+}
+
+// refuseCleanedPast refuses to roll back target, the latest write, when the
+// table without it would lack files: the versions of the file groups it
+// rewrote, or the file groups it replaced, that were cleaned since. Hudi
+// would roll it back, and leave readers files that are gone.
+func refuseCleanedPast(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, target timeline.Instant) error {
+	meta, err := tl.ReadReplaceCommitMetadata(ctx, target)
+	if err != nil {
+		return err
+	}
+	var asOf string
+	if prev, ok := tl.CompletedCommits().Before(target.Time).Last(); ok {
+		asOf = prev.Time
+	}
+	// An empty asOf would be the latest view: with no write before
+	// target, there is nothing to bring back.
+	if asOf == "" {
+		return nil
+	}
+	view, err := read.LoadView(ctx, fsys, tl, asOf)
+	if err != nil {
+		return err
+	}
+	gone := func(what string) error {
+		return &RefusedError{fmt.Errorf("write %s cannot be rolled back: %s, which the table needs without it, was cleaned since", target.Time, what)}
+	}
+	for _, ws := range meta.WriteStats() {
+		if ws.PrevCommit == "" || ws.PrevCommit == timeline.NullCommit {
+			continue
+		}
+		if g, ok := view.FileGroup(ws.PartitionPath, ws.FileID); !ok || g.Latest().Instant != ws.PrevCommit {
+			return gone(fmt.Sprintf("the version of file group %s written by %s", groupKey(ws.PartitionPath, ws.FileID), ws.PrevCommit))
+		}
+	}
+	for part, ids := range meta.PartitionToReplaceFileIDs {
+		for _, id := range ids {
+			if _, ok := view.FileGroup(part, id); !ok {
+				return gone("file group " + groupKey(part, id) + ", which it replaced")
+			}
 		}
 	}
 	return nil

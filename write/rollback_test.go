@@ -268,3 +268,34 @@ func TestWriteCompletesSparkPendingRollback(t *testing.T) {
 		t.Fatal("the table changed")
 	}
 }
+
+// TestRollbackRefusesWhatWasCleaned: once the cleaner removed the version
+// of a file group that the latest write rewrote, rolling the write back
+// would leave the file group without a file; it is refused, nothing
+// changed.
+func TestRollbackRefusesWhatWasCleaned(t *testing.T) {
+	ctx := context.Background()
+	tt, gen, initial := tableOf30Trips(t, 16)
+	_, view := tt.latest()
+	up := tt.write(OpUpsert, tripsInput(gen.Updates(initial[:1], 1)))
+	var cleaned string
+	for _, s := range view.LatestSlices() {
+		if g := up.Files[0]; s.Partition == g.Partition && s.FileID == g.FileID {
+			cleaned = s.Path
+		}
+	}
+	if cleaned == "" {
+		t.Fatal("the upsert made a new file group; the test needs a rewrite")
+	}
+	if err := tt.fsys.Remove(ctx, cleaned); err != nil { // as a cleaner would
+		t.Fatal(err)
+	}
+	before := instantsOf(t, tt.fsys)
+	_, err := tt.w.Rollback(ctx, up.Instant)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "was cleaned since") {
+		t.Fatalf("got %v; want a refusal saying the file was cleaned", err)
+	}
+	if got := instantsOf(t, tt.fsys); !slices.Equal(got, before) {
+		t.Fatalf("the timeline changed: %v, was %v", got, before)
+	}
+}
