@@ -39,9 +39,11 @@ type RollbackResult struct {
 // Restore or Write, from its plan: at every step readers see the table
 // with the write or without it.
 //
-// A write that is not the latest, or that a savepoint keeps, is refused
-// (a *RefusedError) with nothing changed; an instant that is not on the
-// timeline, or is not a completed write, is an error.
+// A write that is not the latest, that a savepoint keeps, or whose
+// previous file versions were cleaned since, is refused (a *RefusedError)
+// with nothing changed; an instant that is not on the timeline, or is not
+// a completed write, is an error. Asked again once done, Rollback returns
+// the rollback that undid the write.
 func (w *Writer) Rollback(ctx context.Context, instant string) (*RollbackResult, error) {
 	var res *RollbackResult
 	err := w.asService(ctx, func(tl *timeline.Timeline) error {
