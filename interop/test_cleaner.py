@@ -95,11 +95,38 @@ def test_hoodie_cleans_as_hudi(cleaned, hoodie):
     assert cleaned["savepoint"] in kept_instants, "the savepointed commit cannot be read"
 
 
+def hudi_clean(spark, table, instant):
+    """Hudi's own reading of a clean instant: its plan and its metadata."""
+    utils = spark._jvm.org.apache.hudi.common.table.timeline.TimelineMetadataUtils
+
+    def raw(suffix):
+        with open(os.path.join(table, ".hoodie", instant + suffix), "rb") as f:
+            return bytearray(f.read())
+
+    return utils.deserializeCleanerPlan(raw(".clean.requested")), utils.deserializeHoodieCleanMetadata(raw(".clean"))
+
+
+def test_hudi_parses_hoodie_cleans(cleaned, spark):
+    table = cleaned["table"]
+    for c in cleaned["hoodie_cleans"]:
+        plan, meta = hudi_clean(spark, table, c)
+        assert plan.getPolicy() == "KEEP_LATEST_COMMITS" and plan.getVersion() == 2
+        assert meta.getStartCleanTime() == c and meta.getTotalFilesDeleted() > 0
+        assert meta.getEarliestCommitToRetain() == plan.getEarliestInstantToRetain().getTimestamp()
+        for files in plan.getFilePathsToBeDeletedPerPartition().values():
+            for info in files:
+                assert info.getFilePath().startswith("file:/"), info.getFilePath()
+
+
 @pytest.mark.parametrize("reader", READERS)
 @pytest.mark.parametrize("kind", ["snapshot", "time_travel"])
 def test_readers_after_cleans(cleaned, spark, hoodie, reader, kind):
     table = cleaned["table"]
     kept = readable(hoodie, table, cleaned["states"])
+    if reader == "spark" and kind == "time_travel":
+        _, meta = hudi_clean(spark, table, clean_instants(table)[-1])
+        kept = [(i, m) for i, m in kept if i >= meta.getEarliestCommitToRetain()]
+        assert len(kept) >= int(RETAINED)
     problems = check_reader(reader, kind, spark, hoodie, table, kept, COLUMNS)
     assert not problems, "\n".join(problems)
 
