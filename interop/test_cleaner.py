@@ -113,9 +113,12 @@ def test_hudi_parses_hoodie_cleans(cleaned, spark):
         assert plan.getPolicy() == "KEEP_LATEST_COMMITS" and plan.getVersion() == 2
         assert meta.getStartCleanTime() == c and meta.getTotalFilesDeleted() > 0
         assert meta.getEarliestCommitToRetain() == plan.getEarliestInstantToRetain().getTimestamp()
-        for files in plan.getFilePathsToBeDeletedPerPartition().values():
-            for info in files:
-                assert info.getFilePath().startswith("file:/"), info.getFilePath()
+        by_partition = plan.getFilePathsToBeDeletedPerPartition()
+        for part in list(by_partition.keySet()):
+            files = by_partition.get(part)
+            for j in range(files.size()):
+                path = files.get(j).getFilePath()
+                assert path.startswith("file:/") and f"/{part}/" in path, path
 
 
 @pytest.mark.parametrize("reader", READERS)

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/hamba/avro/v2"
@@ -43,6 +44,20 @@ func decodeAvro(data []byte, what string) (map[string]any, error) {
 		return nil, fmt.Errorf("%s: the object is no record", what)
 	}
 	return m, nil
+}
+
+// readAvroInstant reads the file of in and parses it with parse; a parse
+// error names the instant.
+func readAvroInstant[T any](ctx context.Context, t *Timeline, in Instant, parse func([]byte) (*T, error)) (*T, error) {
+	data, err := t.ReadDetails(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	v, err := parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("instant %s: %w", in, err)
+	}
+	return v, nil
 }
 
 // avroString returns the string field of a decoded record, "" when absent

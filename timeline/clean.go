@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"sort"
 
 	"github.com/hamba/avro/v2"
 )
@@ -338,31 +337,13 @@ func ParseCleanMetadata(data []byte) (*CleanMetadata, error) {
 	return out, nil
 }
 
-// SortedPartitions lists the partitions of the metadata, sorted.
-func (m *CleanMetadata) SortedPartitions() []string {
-	out := make([]string, 0, len(m.Partitions))
-	for p := range m.Partitions {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // ReadCleanerPlan reads the plan of a clean instant in any state: Hudi
 // reads it from the requested file, which every clean has.
 func (t *Timeline) ReadCleanerPlan(ctx context.Context, in Instant) (*CleanerPlan, error) {
 	if in.Action != ActionClean {
 		return nil, fmt.Errorf("read cleaner plan of %s: %w: not a clean", in, ErrInvalidInstant)
 	}
-	data, err := t.ReadDetails(ctx, in.withState(StateRequested))
-	if err != nil {
-		return nil, err
-	}
-	p, err := ParseCleanerPlan(data)
-	if err != nil {
-		return nil, fmt.Errorf("instant %s: %w", in, err)
-	}
-	return p, nil
+	return readAvroInstant(ctx, t, in.withState(StateRequested), ParseCleanerPlan)
 }
 
 // ReadCleanMetadata reads the metadata of a completed clean.
@@ -370,13 +351,5 @@ func (t *Timeline) ReadCleanMetadata(ctx context.Context, in Instant) (*CleanMet
 	if in.Action != ActionClean || in.State != StateCompleted {
 		return nil, fmt.Errorf("read clean metadata of %s: %w: not a completed clean", in, ErrInvalidInstant)
 	}
-	data, err := t.ReadDetails(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	m, err := ParseCleanMetadata(data)
-	if err != nil {
-		return nil, fmt.Errorf("instant %s: %w", in, err)
-	}
-	return m, nil
+	return readAvroInstant(ctx, t, in, ParseCleanMetadata)
 }

@@ -106,15 +106,7 @@ func (t *Timeline) ReadSavepointMetadata(ctx context.Context, in Instant) (*Save
 	if in.Action != ActionSavepoint || in.State != StateCompleted {
 		return nil, fmt.Errorf("read savepoint metadata of %s: %w: not a completed savepoint", in, ErrInvalidInstant)
 	}
-	data, err := t.ReadDetails(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	m, err := ParseSavepointMetadata(data)
-	if err != nil {
-		return nil, fmt.Errorf("instant %s: %w", in, err)
-	}
-	return m, nil
+	return readAvroInstant(ctx, t, in, ParseSavepointMetadata)
 }
 
 // CreateSavepoint saves the commit of instant time ts as Hudi's

@@ -37,15 +37,11 @@ instant still readable.`,
   hoodiectl clean /tmp/trips --set hoodie.cleaner.commits.retained=3`,
 		Args: exactArgs(1, "TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			settings, err := flags.settings()
+			t, opts, err := openService(cmd.Context(), io, args[0], &flags)
 			if err != nil {
 				return err
 			}
-			t, err := openService(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			res, err := t.Clean(cmd.Context(), hoodie.ServiceOptions{Settings: settings, LockWaiting: lockWaitingNotice(io)})
+			res, err := t.Clean(cmd.Context(), opts)
 			if err != nil {
 				return serviceError("clean", err)
 			}
@@ -89,15 +85,10 @@ files only it kept. It prints no instant.`,
   hoodiectl savepoint /tmp/trips 20240418172802262 --delete`,
 		Args: exactArgs(2, "TABLE INSTANT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			settings, err := flags.settings()
+			t, opts, err := openService(cmd.Context(), io, args[0], &flags)
 			if err != nil {
 				return err
 			}
-			t, err := openService(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			opts := hoodie.ServiceOptions{Settings: settings, LockWaiting: lockWaitingNotice(io)}
 			if del {
 				if err := t.DeleteSavepoint(cmd.Context(), args[1], opts); err != nil {
 					return serviceError("savepoint --delete", err)
@@ -138,7 +129,7 @@ comment and files (the base files it keeps).`,
 		Example: `  hoodiectl savepoints /tmp/trips`,
 		Args:    exactArgs(1, "TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := openService(cmd.Context(), args[0])
+			t, _, err := openService(cmd.Context(), io, args[0], nil)
 			if err != nil {
 				return err
 			}
@@ -159,12 +150,22 @@ comment and files (the base files it keeps).`,
 	}
 }
 
-// openService opens the table a service command names.
-func openService(ctx context.Context, path string) (*hoodie.Table, error) {
-	if _, err := openFS(path); err != nil {
-		return nil, err
+// openService opens the table a service command names, with the options
+// of its settings flags (none when flags is nil).
+func openService(ctx context.Context, io streams, path string, flags *writeFlags) (*hoodie.Table, hoodie.ServiceOptions, error) {
+	var opts hoodie.ServiceOptions
+	if flags != nil {
+		settings, err := flags.settings()
+		if err != nil {
+			return nil, opts, err
+		}
+		opts = hoodie.ServiceOptions{Settings: settings, LockWaiting: lockWaitingNotice(io)}
 	}
-	return hoodie.Open(ctx, path)
+	if _, err := openFS(path); err != nil {
+		return nil, opts, err
+	}
+	t, err := hoodie.Open(ctx, path)
+	return t, opts, err
 }
 
 // serviceError wraps a service's failure, refused (exit 1) when it waited
