@@ -11,20 +11,14 @@ import (
 // brings the record index back to the table (see write.Writer.Rollback).
 // A write that is not the latest, or that a savepoint keeps, is refused
 // with an error wrapping write.ErrRefused, and nothing changes.
-func (t *Table) Rollback(ctx context.Context, instant string) (*write.RollbackResult, error) {
-	return t.serviceWriter().Rollback(ctx, instant)
+func (t *Table) Rollback(ctx context.Context, instant string, opts ServiceOptions) (*write.RollbackResult, error) {
+	return t.serviceWriter(opts).Rollback(ctx, instant)
 }
 
 // Restore takes the table back to the savepoint at instant, rolling back
 // every later write, with a restore instant as Hudi writes it (see
 // write.Writer.Restore). An instant that is not a savepoint is refused
 // with an error wrapping write.ErrRefused, and nothing changes.
-func (t *Table) Restore(ctx context.Context, instant string) (*write.RestoreResult, error) {
-	return t.serviceWriter().Restore(ctx, instant)
-}
-
-// serviceWriter is the writer that runs the table's services, with the
-// default settings.
-func (t *Table) serviceWriter() *write.Writer {
-	return write.NewWriter(t.fsys, write.Options{IndexDir: t.indexDir, TableID: t.path})
+func (t *Table) Restore(ctx context.Context, instant string, opts ServiceOptions) (*write.RestoreResult, error) {
+	return t.serviceWriter(opts).Restore(ctx, instant)
 }

@@ -16,10 +16,10 @@ import (
 func TestTableRollback(t *testing.T) {
 	ctx := context.Background()
 	tt := newTripsTable(t, t.TempDir())
-	if _, err := tt.t.Rollback(ctx, tt.first); !errors.Is(err, write.ErrRefused) {
+	if _, err := tt.t.Rollback(ctx, tt.first, hoodie.ServiceOptions{}); !errors.Is(err, write.ErrRefused) {
 		t.Fatalf("rolling back the first of three writes gave %v; want it refused", err)
 	}
-	res, err := tt.t.Rollback(ctx, tt.last)
+	res, err := tt.t.Rollback(ctx, tt.last, hoodie.ServiceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestTableRollback(t *testing.T) {
 	if all, _ := scanKeys(t, tt.t, hoodie.ScanOptions{}); len(all) != len(tt.live)+1 {
 		t.Fatalf("the table holds %d records after the rollback, want %d", len(all), len(tt.live)+1)
 	}
-	if _, err := tt.t.Restore(ctx, tt.first); !errors.Is(err, write.ErrRefused) {
+	if _, err := tt.t.Restore(ctx, tt.first, hoodie.ServiceOptions{}); !errors.Is(err, write.ErrRefused) {
 		t.Fatalf("restoring to a write without a savepoint gave %v; want it refused", err)
 	}
 }

@@ -35,8 +35,9 @@ func TestRun(t *testing.T) {
 		ParquetGoWrite: MinRows, BulkInsert: MinRows, BulkInsertNoMeta: MinRows, BulkInsertNoSort: MinRows,
 		Upsert1k: 1000, Upsert100k: 100_000, Delete1k: 1000, Tag100k: 100_000,
 		SnapshotScan: MinRows, TimeTravel: MinRows, PartitionScan: chennai, KeyLookup: 1, SQL: MinRows, DuckDB: MinRows,
+		Upsert1kNoClean: 1000, Upsert1kClean: 1000,
 	}
-	if rep.Rows != MinRows || rep.Runs != 1 || rep.Memory != "cold" || rep.GOMAXPROCS < 1 || len(rep.Ratios) != 3 {
+	if rep.Rows != MinRows || rep.Runs != 1 || rep.Memory != "cold" || rep.GOMAXPROCS < 1 || len(rep.Ratios) != 4 {
 		t.Errorf("report of %d rows, %d runs, %q memory, GOMAXPROCS %d, %d ratios", rep.Rows, rep.Runs, rep.Memory, rep.GOMAXPROCS, len(rep.Ratios))
 	}
 	var got []Workload

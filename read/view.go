@@ -33,6 +33,9 @@ type FileGroup struct {
 	Partition string
 	FileID    string
 	Slices    []FileSlice
+	// ReplacedBy is the completed replacecommit that replaced the group;
+	// "" for a live group.
+	ReplacedBy string
 }
 
 // Latest returns the group's newest slice.
@@ -46,6 +49,7 @@ type View struct {
 	asOf     string
 	timeline *timeline.Timeline
 	groups   []*FileGroup // sorted by partition, then file id
+	replaced []*FileGroup // hidden by replacecommits, in the same order
 }
 
 // AsOf is the instant the view was taken at; "" when the table had no
@@ -57,6 +61,12 @@ func (v *View) Timeline() *timeline.Timeline { return v.timeline }
 
 // FileGroups returns the live file groups, sorted by partition and file id.
 func (v *View) FileGroups() []*FileGroup { return v.groups }
+
+// ReplacedFileGroups returns the file groups that completed replacecommits
+// at or before AsOf replaced and whose files are still there, sorted by
+// partition and file id: the cleaner deletes them once no retained
+// instant reads them.
+func (v *View) ReplacedFileGroups() []*FileGroup { return v.replaced }
 
 // LatestSlices returns the newest slice of every live file group.
 func (v *View) LatestSlices() []FileSlice {
@@ -109,32 +119,22 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 		v.asOf = last.Time
 	}
 	committed := map[string]map[string]bool{} // instant -> paths its metadata lists
-	replaced := map[string]bool{}             // partition + "/" + file id
+	replaced := map[string]string{}           // partition + "/" + file id -> replacing instant
+	var history []instantFiles
 	for _, in := range writes.Instants() {
-		paths := map[string]bool{}
-		if in.Action == timeline.ActionReplaceCommit {
-			meta, err := tl.ReadReplaceCommitMetadata(ctx, in)
-			if err != nil {
-				return nil, err
-			}
-			for part, ids := range meta.PartitionToReplaceFileIDs {
-				for _, id := range ids {
-					replaced[part+"/"+id] = true
-				}
-			}
-			for _, p := range meta.WrittenPaths() {
-				paths[p] = true
-			}
-		} else {
-			meta, err := tl.ReadCommitMetadata(ctx, in)
-			if err != nil {
-				return nil, err
-			}
-			for _, p := range meta.WrittenPaths() {
-				paths[p] = true
-			}
+		files, err := readInstantFiles(ctx, tl, in)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range files.replaced {
+			replaced[g] = in.Time
+		}
+		paths := make(map[string]bool, len(files.written))
+		for _, p := range files.written {
+			paths[p] = true
 		}
 		committed[in.Time] = paths
+		history = append(history, files)
 	}
 	// The timeline starts at its first completed write, as Hudi's view
 	// decides (isBeforeTimelineStarts): cleans and rollbacks are archived
@@ -154,6 +154,7 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 		return nil, err
 	}
 	byGroup := map[string]*FileGroup{}
+	present := map[string]bool{}
 	for _, part := range partitions {
 		entries, err := fsys.ReadDir(ctx, part)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -173,6 +174,7 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 				continue // not a base file: ignore, as Hudi does
 			}
 			rel := path.Join(part, e.Name)
+			present[rel] = true
 			if paths, ok := committed[name.InstantTime]; ok {
 				if !paths[rel] {
 					continue
@@ -180,26 +182,32 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 			} else if !archivedVisible(name.InstantTime) {
 				continue
 			}
-			if replaced[part+"/"+name.FileID] {
-				continue
-			}
 			key := part + "/" + name.FileID
 			g := byGroup[key]
 			if g == nil {
-				g = &FileGroup{Partition: part, FileID: name.FileID}
+				g = &FileGroup{Partition: part, FileID: name.FileID, ReplacedBy: replaced[key]}
 				byGroup[key] = g
 			}
 			g.Slices = append(g.Slices, FileSlice{Partition: part, FileID: name.FileID, Instant: name.InstantTime, Path: rel, Size: e.Size})
 		}
 	}
+	if err := checkComplete(ctx, tl, asOf, history, present); err != nil {
+		return nil, err
+	}
 	for _, g := range byGroup {
 		sort.Slice(g.Slices, func(i, j int) bool { return g.Slices[i].Instant < g.Slices[j].Instant })
-		v.groups = append(v.groups, g)
+		if g.ReplacedBy != "" {
+			v.replaced = append(v.replaced, g)
+		} else {
+			v.groups = append(v.groups, g)
+		}
 	}
-	sort.Slice(v.groups, func(i, j int) bool {
-		a, b := v.groups[i], v.groups[j]
-		return a.Partition < b.Partition || (a.Partition == b.Partition && a.FileID < b.FileID)
-	})
+	for _, groups := range [][]*FileGroup{v.groups, v.replaced} {
+		sort.Slice(groups, func(i, j int) bool {
+			a, b := groups[i], groups[j]
+			return a.Partition < b.Partition || (a.Partition == b.Partition && a.FileID < b.FileID)
+		})
+	}
 	return v, nil
 }
 

@@ -106,7 +106,13 @@ func syncIndex(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, idx 
 	base := latest
 	if latest == nil || latest.AsOf() != wm {
 		var err error
-		if base, err = read.LoadView(ctx, fsys, tl, wm); err != nil {
+		base, err = read.LoadView(ctx, fsys, tl, wm)
+		if errors.Is(err, read.ErrSnapshotGone) {
+			// The cleaner removed files of the view as of wm: only the
+			// latest snapshot tells where the keys are.
+			return rebuild()
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -13,7 +13,9 @@ import (
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/internal/damage"
+	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
 )
 
 // modelRecord is a record as the contract says the table holds it.
@@ -50,7 +52,11 @@ type modelRow struct {
 // TestRandomWorkloads runs random inserts, upserts, deletes, soft deletes
 // and rollbacks of the latest write against a table and a map that applies
 // the contract's rules, comparing the latest snapshot after every write
-// and random past snapshots (time travel) along the way. Some steps try writes that must be refused with
+// and random past snapshots (time travel) along the way. The cleaner runs
+// too, after each commit or now and then, with a policy each seed picks,
+// and savepoints come and go: a past snapshot reads whole or fails with
+// read.ErrSnapshotGone, and those the policy or a savepoint keeps always
+// read. Some steps try writes that must be refused with
 // nothing changed (see refusedStep), and some precombine values are longs
 // a double would round.
 // Before a write in four, one bit flips at a random byte of a random file
@@ -88,10 +94,47 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 		// Hudi's default: bulk inserts keep the input's order.
 		settings.BulkInsertSortMode = "NONE"
 	}
+	// The cleaner: seed 1 and 4 keep the last commits, seed 2 file
+	// versions, after each commit; seed 3 keeps commits but cleans only
+	// when asked.
+	settings.Cleaner.CommitsRetained = 2 + int(seed%3)
+	switch seed {
+	case 2:
+		settings.Cleaner.Policy, settings.Cleaner.FileVersionsRetained = CleanKeepLatestFileVersions, 2
+	case 3:
+		settings.Cleaner.Automatic = false
+	}
 	tt := newTripsTableWith(t, mode, settings, populateMeta)
-	partitions := []string{"americas/brazil", "asia/india", "europe/france"}
 	model := map[string]modelRecord{}
 	history := map[string]map[string]modelRecord{} // instant -> snapshot
+	savepoints := map[string]bool{}
+	// committed lists every write that committed, those rolled back since
+	// included: a clean kept the last commits of the timeline it saw, and
+	// a commit is at least as near the end of every timeline since as it
+	// is of this list.
+	var committed []string
+	// readable tells whether a past snapshot must read whole.
+	readable := func(in string, instants []string) bool {
+		if savepoints[in] || in == instants[len(instants)-1] {
+			return true
+		}
+		n := settings.Cleaner.CommitsRetained
+		return settings.Cleaner.Policy == CleanKeepLatestCommits && len(committed) >= n && in >= committed[len(committed)-n]
+	}
+	gone := 0
+	checkPast := func(what, past string, instants []string) {
+		t.Helper()
+		got, err := pastSnapshot(t, tt.fsys, past)
+		if errors.Is(err, read.ErrSnapshotGone) && !readable(past, instants) {
+			gone++
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		checkSnapshot(t, what, got, history[past], populateMeta)
+	}
+	partitions := []string{"americas/brazil", "asia/india", "europe/france"}
 	var instants []string
 	nextKey := 0
 	keys := func() []string {
@@ -108,8 +151,11 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 			continue
 		}
 		if len(instants) > 0 && rng.IntN(6) == 0 {
-			instants, model = rollbackStep(t, tt, rng, step, instants, history, populateMeta)
+			instants, model = rollbackStep(t, tt, rng, step, instants, history, savepoints, populateMeta)
 			continue
+		}
+		if len(instants) > 0 && rng.IntN(4) == 0 {
+			serviceStep(t, tt, rng, step, instants, savepoints)
 		}
 		var rows []modelRow
 		op := []Operation{OpInsert, OpBulkInsert, OpUpsert, OpUpsert, OpUpsert, OpDelete, OpSoftDelete}[rng.IntN(7)]
@@ -180,13 +226,20 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 		model = want
 		history[res.Instant] = model
 		instants = append(instants, res.Instant)
+		committed = append(committed, res.Instant)
 		checkSnapshot(t, fmt.Sprintf("step %d %s", step, op), snapshot(t, tt.fsys, ""), model, populateMeta)
 		if past := instants[rng.IntN(len(instants))]; rng.IntN(3) == 0 {
-			checkSnapshot(t, fmt.Sprintf("step %d: as of %s", step, past), snapshot(t, tt.fsys, past), history[past], populateMeta)
+			checkPast(fmt.Sprintf("step %d: as of %s", step, past), past, instants)
 		}
 	}
+	if _, err := tt.w.Clean(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	for _, in := range instants {
-		checkSnapshot(t, "as of "+in, snapshot(t, tt.fsys, in), history[in], populateMeta)
+		checkPast("as of "+in, in, instants)
+	}
+	if gone == 0 {
+		t.Errorf("no past snapshot of %d was cleaned", len(instants))
 	}
 	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
 }
@@ -195,10 +248,17 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 // trying to roll back an earlier one, which must be refused with nothing
 // changed; and returns the writes left and the model as of the last of
 // them.
-func rollbackStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, instants []string, history map[string]map[string]modelRecord, populateMeta bool) ([]string, map[string]modelRecord) {
+func rollbackStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, instants []string, history map[string]map[string]modelRecord, savepoints map[string]bool, populateMeta bool) ([]string, map[string]modelRecord) {
 	t.Helper()
 	ctx := context.Background()
 	latest := instants[len(instants)-1]
+	if savepoints[latest] {
+		if _, err := tt.w.Rollback(ctx, latest); !errors.Is(err, ErrRefused) {
+			t.Fatalf("step %d: rolling back %s, which a savepoint keeps, gave %v; want it refused", step, latest, err)
+		}
+		checkSnapshot(t, fmt.Sprintf("step %d, after a refused rollback", step), snapshot(t, tt.fsys, ""), history[latest], populateMeta)
+		return instants, history[latest]
+	}
 	if len(instants) > 1 {
 		earlier := instants[rng.IntN(len(instants)-1)]
 		if _, err := tt.w.Rollback(ctx, earlier); !errors.Is(err, ErrRefused) {
@@ -217,6 +277,47 @@ func rollbackStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, instant
 	}
 	checkSnapshot(t, fmt.Sprintf("step %d, after the rollback of %s", step, latest), snapshot(t, tt.fsys, ""), model, populateMeta)
 	return instants, model
+}
+
+// serviceStep runs the cleaner, savepoints the latest commit, or deletes a
+// savepoint, at random.
+func serviceStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, instants []string, savepoints map[string]bool) {
+	t.Helper()
+	ctx := context.Background()
+	switch rng.IntN(3) {
+	case 0:
+		if _, err := tt.w.Clean(ctx); err != nil {
+			t.Fatalf("step %d: clean: %v", step, err)
+		}
+	case 1:
+		latest := instants[len(instants)-1]
+		_, err := tt.w.Savepoint(ctx, latest, "model")
+		if savepoints[latest] != (err != nil) {
+			t.Fatalf("step %d: savepoint %s (savepointed already: %v): %v", step, latest, savepoints[latest], err)
+		}
+		savepoints[latest] = true
+	default:
+		for in := range savepoints {
+			if err := tt.w.DeleteSavepoint(ctx, in); err != nil {
+				t.Fatalf("step %d: delete savepoint %s: %v", step, in, err)
+			}
+			delete(savepoints, in)
+			break
+		}
+	}
+}
+
+// pastSnapshot is snapshot, as of asOf, with the error of a view that
+// cannot be loaded.
+func pastSnapshot(t testing.TB, fsys storage.FS, asOf string) (map[string][]any, error) {
+	tl, err := timeline.Load(context.Background(), fsys)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := read.LoadView(context.Background(), fsys, tl, asOf); err != nil {
+		return nil, err
+	}
+	return snapshot(t, fsys, asOf), nil
 }
 
 // refusedStep tries a write that must be refused, with nothing changed: a

@@ -443,6 +443,27 @@ func buildRegistry() []Setting {
 				s.LockTimeout = time.Duration(n) * time.Millisecond
 				return nil
 			}},
+		{Key: "hoodie.table.services.enabled", Default: "true", Kind: Honoured, Doc: "false turns off every table service that runs after a commit (the automatic cleaner)",
+			parse: boolean(func(s *Settings) *bool { return &s.TableServices }, false)},
+		{Key: "hoodie.clean.automatic", Default: "true", Kind: Honoured, Doc: "runs the cleaner after each commit (see services.md)",
+			parse: boolean(func(s *Settings) *bool { return &s.Cleaner.Automatic }, false)},
+		{Key: "hoodie.cleaner.policy", Default: CleanKeepLatestCommits, Kind: Honoured, Doc: "what the cleaner keeps: KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS or KEEP_LATEST_BY_HOURS",
+			parse: oneOf(func(s *Settings) *string { return &s.Cleaner.Policy }, CleanKeepLatestCommits, CleanKeepLatestFileVersions, CleanKeepLatestByHours)},
+		{Key: "hoodie.cleaner.commits.retained", Default: "10", Kind: Honoured, Doc: "KEEP_LATEST_COMMITS: the commits whose snapshots stay readable (0 to 1000000)",
+			parse: number(func(s *Settings) *int { return &s.Cleaner.CommitsRetained }, 0, 1000000, "commits")},
+		{Key: "hoodie.cleaner.fileversions.retained", Default: "3", Kind: Honoured, Doc: "KEEP_LATEST_FILE_VERSIONS: the versions kept of each file group (1 to 1000000)",
+			parse: number(func(s *Settings) *int { return &s.Cleaner.FileVersionsRetained }, 1, 1000000, "versions")},
+		{Key: "hoodie.cleaner.hours.retained", Default: "24", Kind: Honoured, Doc: "KEEP_LATEST_BY_HOURS: the hours whose commits' snapshots stay readable (0 to 1000000)",
+			parse: number(func(s *Settings) *int { return &s.Cleaner.HoursRetained }, 0, 1000000, "hours")},
+		{Key: "hoodie.clean.trigger.strategy", Default: "NUM_COMMITS", Kind: Honoured, Doc: "NUM_COMMITS, Hudi's only strategy: see hoodie.clean.max.commits",
+			parse: func(_ *Settings, v string) error {
+				if !strings.EqualFold(strings.TrimSpace(v), "NUM_COMMITS") {
+					return fmt.Errorf("want NUM_COMMITS, the one strategy Hudi has")
+				}
+				return nil
+			}},
+		{Key: "hoodie.clean.max.commits", Default: "1", Kind: Honoured, Doc: "the commits since the last clean that make the cleaner plan a new one (1 to 1000000)",
+			parse: number(func(s *Settings) *int { return &s.Cleaner.MaxCommits }, 1, 1000000, "commits")},
 		{Key: "hoodie.precommit.validators", Kind: Honoured, Doc: "pre-commit validators, comma-separated (see validation.md)"},
 		{Key: "hoodie.precommit.validators.single.value.sql.queries", Kind: Honoured, Doc: "query#expected;query#expected"},
 		{Key: "hoodie.precommit.validators.equality.sql.queries", Kind: Honoured, Doc: ";-separated queries"},
@@ -485,6 +506,8 @@ func buildRegistry() []Setting {
 
 		// Ignored: they tune how Spark runs a write, not what it writes.
 		{Key: parallelismFamily, Kind: Ignored, Doc: "Spark's task counts (hoodie.upsert.shuffle.parallelism, hoodie.insert.shuffle.parallelism...): Hoodie writes hoodie.write.parallelism file groups at once"},
+		{Key: "hoodie.cleaner.incremental.mode", Default: "true", Kind: Ignored, Doc: "Hoodie's cleaner lists every partition; Hudi's incremental mode lists only those written since the last clean, where the same files are to clean (it may leave behind files a failed clean could not delete, which Hoodie's next clean deletes)"},
+		{Key: "hoodie.clean.allow.multiple", Default: "true", Kind: Ignored, Doc: "Hoodie completes a pending clean before it plans another, so two cleans are never pending at once"},
 		{Key: "hoodie.memory.", Kind: Ignored, Doc: "Spark's memory and spilling: Hoodie's memory is its own"},
 		{Key: "hoodie.write.buffer.limit.bytes", Kind: Ignored, Doc: "Spark's write buffer"},
 		{Key: "hoodie.datasource.write.row.writer.enable", Kind: Ignored, Doc: "Spark's internal row format for bulk inserts; the files are the same"},
@@ -547,17 +570,16 @@ func buildRegistry() []Setting {
 		{Key: "hoodie.write.lock.provider", Kind: Refused, Doc: "Hoodie locks the table with .hoodie/.lock, which Hudi's lock providers do not see"},
 		{Key: "hoodie.cleaner.policy.failed.writes", Default: "EAGER", Kind: Refused, Accepted: []string{"EAGER"},
 			Doc: "a Hoodie write rolls back failed writes before it writes (EAGER), leaving those with a live heartbeat alone"},
-		{Key: "hoodie.clean.automatic", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not clean a table yet: old file versions stay"},
-		{Key: "hoodie.clean.async", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not clean a table yet"},
-		{Key: "hoodie.clean.", Kind: Refused, Doc: "Hoodie does not clean a table yet"},
-		{Key: "hoodie.cleaner.", Kind: Refused, Doc: "Hoodie does not clean a table yet, so no file version would be cleaned as this asks"},
+		{Key: "hoodie.clean.async", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie cleans inline, after the commit, under the writer lock"},
+		{Key: "hoodie.cleaner.delete.bootstrap.base.file", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not bootstrap tables, so there is no bootstrap base file to clean"},
+		{Key: "hoodie.clean.", Kind: Refused, Doc: "a cleaner setting Hoodie does not implement"},
+		{Key: "hoodie.cleaner.", Kind: Refused, Doc: "a cleaner setting Hoodie does not implement"},
 		{Key: "hoodie.archive.automatic", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not archive the timeline yet"},
 		{Key: "hoodie.archive.async", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not archive the timeline yet"},
 		{Key: "hoodie.archive.", Kind: Refused, Doc: "Hoodie does not archive the timeline yet"},
 		{Key: "hoodie.keep.min.commits", Kind: Refused, Doc: "Hoodie does not archive the timeline yet, so every commit stays active"},
 		{Key: "hoodie.keep.max.commits", Kind: Refused, Doc: "Hoodie does not archive the timeline yet, so every commit stays active"},
 		{Key: "hoodie.commits.archival.batch", Kind: Refused, Doc: "Hoodie does not archive the timeline yet"},
-		{Key: "hoodie.table.services.enabled", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie runs no table services (cleaning, archival, clustering) yet"},
 		{Key: "hoodie.clustering.inline", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not cluster a table yet"},
 		{Key: "hoodie.clustering.async.enabled", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not cluster a table yet"},
 		{Key: "hoodie.clustering.schedule.inline", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not cluster a table yet"},

@@ -34,9 +34,18 @@ func TestSettingKinds(t *testing.T) {
 		{"hoodie.datasource.write.payload.class", "org.apache.hudi.common.model.PartialUpdateAvroPayload", "PartialUpdateAvroPayload\": want org.apache.hudi.common.model.DefaultHoodieRecordPayload"},
 		{"hoodie.compaction.payload.class", "org.apache.hudi.common.model.OverwriteNonDefaultsWithLatestAvroPayload", "hoodie.compaction.payload.class"},
 		{"hoodie.clean.automatic", "false", ""},
-		{"hoodie.clean.automatic", "true", "hoodie.clean.automatic=true is refused: Hoodie does not clean a table yet: old file versions stay; remove it or set it to false"},
-		{"hoodie.cleaner.commits.retained", "5", "hoodie.cleaner.commits.retained=5 is refused: Hoodie does not clean"},
-		{"hoodie.cleaner.policy", "KEEP_LATEST_COMMITS", "hoodie.cleaner.policy=KEEP_LATEST_COMMITS is refused"},
+		{"hoodie.clean.automatic", "true", ""},
+		{"hoodie.clean.automatic", "sometimes", `hoodie.clean.automatic="sometimes": want true or false`},
+		{"hoodie.cleaner.commits.retained", "5", ""},
+		{"hoodie.cleaner.commits.retained", "-1", "hoodie.cleaner.commits.retained=\"-1\": want a whole number of commits from 0 to 1000000"},
+		{"hoodie.cleaner.policy", "keep_latest_file_versions", ""},
+		{"hoodie.cleaner.policy", "KEEP_NOTHING", "want KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS, KEEP_LATEST_BY_HOURS"},
+		{"hoodie.clean.trigger.strategy", "NUM_COMMITS", ""},
+		{"hoodie.clean.trigger.strategy", "HOURLY", "want NUM_COMMITS"},
+		{"hoodie.clean.async", "true", "hoodie.clean.async=true is refused: Hoodie cleans inline"},
+		{"hoodie.cleaner.incremental.mode", "false", ""},
+		{"hoodie.clean.some.future.knob", "1", "hoodie.clean.some.future.knob=1 is refused: a cleaner setting Hoodie does not implement"},
+		{"hoodie.table.services.enabled", "false", ""},
 		{"hoodie.cleaner.policy.failed.writes", "eager", ""},
 		{"hoodie.cleaner.policy.failed.writes", "LAZY", "hoodie.cleaner.policy.failed.writes=LAZY is refused"},
 		{"hoodie.keep.min.commits", "20", "hoodie.keep.min.commits=20 is refused: Hoodie does not archive"},
@@ -149,7 +158,7 @@ func TestWriteRefusesSettingsThatDisagree(t *testing.T) {
 		{KeyPayloadClass, storage.CommitTimePayload, OpUpsert, "the table's merge mode is event-time"},
 		// A Go caller may fill Props without ParseSettings: the write
 		// checks them too.
-		{"hoodie.cleaner.commits.retained", "5", OpUpsert, "hoodie.cleaner.commits.retained=5 is refused"},
+		{"hoodie.clean.async", "true", OpUpsert, "hoodie.clean.async=true is refused"},
 		{"hoodie.parquet.max.filesize", "5", OpUpsert, "did you mean hoodie.parquet.max.file.size?"},
 	}
 	for _, tt := range tests {
@@ -186,12 +195,12 @@ func TestWriteRefusesSettingsThatDisagree(t *testing.T) {
 // that names every key, grouped by problem.
 func TestSeveralSettingProblems(t *testing.T) {
 	props := storage.NewProperties()
-	props.Set("hoodie.cleaner.policy", "KEEP_LATEST_COMMITS")
+	props.Set("hoodie.clean.async", "true")
 	props.Set("hoodie.parquet.max.filesize", "5")
 	props.Set(KeyMaxFileSize, "1")
 	props.Set("hoodie.metadata.enable", "true")
 	_, err := ParseSettings(props)
-	want := `write settings: 4 refused; Hoodie does not do what these ask (docs/cli.md says why; remove them): hoodie.cleaner.policy, hoodie.metadata.enable; ` +
+	want := `write settings: 4 refused; Hoodie does not do what these ask (docs/cli.md says why; remove them): hoodie.clean.async, hoodie.metadata.enable; ` +
 		`unknown keys: hoodie.parquet.max.filesize (did you mean hoodie.parquet.max.file.size?); ` +
 		`impossible values: hoodie.parquet.max.file.size="1": want a whole number of bytes from 1048576 to 1099511627776`
 	if err == nil || err.Error() != want {

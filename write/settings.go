@@ -69,6 +69,12 @@ type Settings struct {
 	// double beyond 2^53), rounding them for good. By default such a write
 	// is refused before anything is written.
 	LossyWidening bool
+	// Cleaner says when the cleaner runs after a commit and what it keeps
+	// (hoodie.clean.* and hoodie.cleaner.*).
+	Cleaner CleanerSettings
+	// TableServices is hoodie.table.services.enabled: false turns off the
+	// services that run after a commit, whatever their own settings say.
+	TableServices bool
 	// Props holds every setting given, those above included, for the
 	// pre-commit hook (validators read theirs from it). A write checks
 	// its hoodie.* keys as ParseSettings does, and against the write.

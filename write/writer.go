@@ -161,6 +161,9 @@ type Result struct {
 	Skipped int64
 	// Files are the base files written.
 	Files []read.FileSlice
+	// Clean is the clean instant the automatic cleaner completed after
+	// the commit; "" when it cleaned nothing.
+	Clean string
 	// Warnings report housekeeping after the commit point that failed: the
 	// commit stands, and the next write repairs what they name.
 	Warnings []error
@@ -279,6 +282,7 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 		return nil, err
 	}
 	c.finish(ctx, res)
+	w.cleanAfterCommit(ctx, res)
 	return res, nil
 }
 

@@ -26,6 +26,8 @@ var benchRowsWant = map[bench.Workload]int{
 	bench.KeyLookup:        1,
 	bench.SQL:              3000,
 	bench.DuckDB:           3000,
+	bench.Upsert1kNoClean:  1000,
+	bench.Upsert1kClean:    1000,
 }
 
 func TestBenchTable(t *testing.T) {
@@ -85,7 +87,7 @@ func TestBenchJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("%v:\n%s", err, r.stdout)
 	}
-	if rep.Rows != 3000 || rep.Runs != 2 || rep.Memory != "warm" || len(rep.Results) != len(workloads) || len(rep.Ratios) != 3 {
+	if rep.Rows != 3000 || rep.Runs != 2 || rep.Memory != "warm" || len(rep.Results) != len(workloads) || len(rep.Ratios) != 4 {
 		t.Fatalf("report of %d rows, %d runs, %q memory, %d results, %d ratios:\n%s", rep.Rows, rep.Runs, rep.Memory, len(rep.Results), len(rep.Ratios), r.stdout)
 	}
 	for i, res := range rep.Results {

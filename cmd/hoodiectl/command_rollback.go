@@ -28,8 +28,8 @@ A rollback that stopped half way (a crash, a full disk) is completed by the next
 rollback, restore or write. The instant time of the rollback instant is the last
 line printed.`,
 		"  hoodiectl rollback /tmp/trips 20240418172802262",
-		func(ctx context.Context, t *hoodie.Table, instant string) (*undone, error) {
-			res, err := t.Rollback(ctx, instant)
+		func(ctx context.Context, t *hoodie.Table, instant string, opts hoodie.ServiceOptions) (*undone, error) {
+			res, err := t.Rollback(ctx, instant, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -51,8 +51,8 @@ keeps.
 A restore that stopped half way is completed by the next restore, rollback or
 write. The instant time of the restore instant is the last line printed.`,
 		"  hoodiectl restore /tmp/trips 20240418172802262",
-		func(ctx context.Context, t *hoodie.Table, instant string) (*undone, error) {
-			res, err := t.Restore(ctx, instant)
+		func(ctx context.Context, t *hoodie.Table, instant string, opts hoodie.ServiceOptions) (*undone, error) {
+			res, err := t.Restore(ctx, instant, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -79,7 +79,7 @@ type undone struct {
 // newUndoCommand returns the command name, "NAME TABLE INSTANT", which runs
 // run on the table, prints its warnings and summary on standard error, and
 // the instant it made as the last line of standard output.
-func newUndoCommand(io streams, name, short, long, example string, run func(ctx context.Context, t *hoodie.Table, instant string) (*undone, error)) *cobra.Command {
+func newUndoCommand(io streams, name, short, long, example string, run func(ctx context.Context, t *hoodie.Table, instant string, opts hoodie.ServiceOptions) (*undone, error)) *cobra.Command {
 	return &cobra.Command{
 		Use:     name + " TABLE INSTANT",
 		Short:   short,
@@ -98,7 +98,7 @@ func newUndoCommand(io streams, name, short, long, example string, run func(ctx 
 			if err != nil {
 				return err
 			}
-			done, err := run(cmd.Context(), t, instant)
+			done, err := run(cmd.Context(), t, instant, hoodie.ServiceOptions{LockWaiting: lockWaitingNotice(io)})
 			if err != nil {
 				if errors.Is(err, write.ErrRefused) {
 					return &refusedError{fmt.Errorf("%s %s: %w; nothing was changed", name, table, err)}

@@ -95,7 +95,8 @@ func TestSettingsErrors(t *testing.T) {
 		{"hoodie.parquet.compression.codec=lzo", `want zstd, snappy, gzip, uncompressed`},
 		{"hoodie.datasource.write.payload.class=org.apache.hudi.common.model.PartialUpdateAvroPayload", "PartialUpdateAvroPayload\": want org.apache.hudi.common.model.DefaultHoodieRecordPayload"},
 		{"hoodie.datasource.write.operation=insert_overwrite_table", `hoodie.datasource.write.operation="insert_overwrite_table": want insert, bulk_insert, upsert or delete`},
-		{"hoodie.cleaner.commits.retained=5", "hoodie.cleaner.commits.retained=5 is refused: Hoodie does not clean"},
+		{"hoodie.cleaner.commits.retained=-5", `hoodie.cleaner.commits.retained="-5": want a whole number of commits from 0 to 1000000`},
+		{"hoodie.clean.async=true", "hoodie.clean.async=true is refused: Hoodie cleans inline"},
 		{"hoodie.datasource.write.table.type=MERGE_ON_READ", "hoodie.datasource.write.table.type=MERGE_ON_READ is refused: the table has hoodie.table.type=COPY_ON_WRITE"},
 		{"hoodie.parquet.max.filesize=1048576", "did you mean hoodie.parquet.max.file.size?"},
 	} {
@@ -104,7 +105,7 @@ func TestSettingsErrors(t *testing.T) {
 	if recs := readKeys(t, dir); len(recs) != 0 {
 		t.Fatalf("refused writes wrote %d record(s)", len(recs))
 	}
-	hoodiectl(t, input, "upsert", dir, "--set", "hoodie.clean.automatic=false", "--set", "hoodie.metadata.enable=false").mustSucceed(t)
+	hoodiectl(t, input, "upsert", dir, "--set", "hoodie.clean.async=false", "--set", "hoodie.metadata.enable=false").mustSucceed(t)
 }
 
 // TestValidatorSettingsAreDeclared checks that the validate package's keys

@@ -32,12 +32,19 @@ type writeFlags struct {
 func (f *writeFlags) register(cmd *cobra.Command, op write.Operation) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "jsonl", "input format: jsonl, csv (with a header line) or parquet")
-	fl.StringVar(&f.props, "props", "", "a Java properties file of hoodie.* write settings")
-	fl.StringArrayVar(&f.sets, "set", nil, "a hoodie.* write setting KEY=VALUE (repeatable; wins over --props)")
-	fl.DurationVar(&f.lockTimeout, "lock-timeout", 0, "give up, with nothing written (exit 1), when another writer holds the table's lock this long (e.g. 30s; default: wait)")
+	f.registerSettings(cmd)
 	if op == write.OpInsert || op == write.OpBulkInsert {
 		fl.BoolVar(&f.dropDuplicates, "drop-duplicates", false, "skip records whose keys exist in the table instead of refusing the write")
 	}
+}
+
+// registerSettings registers the flags of the settings: --props, --set
+// and --lock-timeout, which table services take too.
+func (f *writeFlags) registerSettings(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.props, "props", "", "a Java properties file of hoodie.* write settings")
+	fl.StringArrayVar(&f.sets, "set", nil, "a hoodie.* write setting KEY=VALUE (repeatable; wins over --props)")
+	fl.DurationVar(&f.lockTimeout, "lock-timeout", 0, "give up, with nothing written (exit 1), when another writer holds the table's lock this long (e.g. 30s; default: wait)")
 }
 
 // settings reads --props and --set into write settings.
@@ -205,13 +212,7 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 	if err != nil {
 		return err
 	}
-	opts := hoodie.WriteOptions{Settings: settings, LockWaiting: func(holder *storage.LockHolder) {
-		who := "another writer"
-		if holder != nil {
-			who = holder.String()
-		}
-		fmt.Fprintf(io.err, "hoodiectl: waiting for the table's lock, held by %s\n", who)
-	}, Notify: func(err error) {
+	opts := hoodie.WriteOptions{Settings: settings, LockWaiting: lockWaitingNotice(io), Notify: func(err error) {
 		fmt.Fprintf(io.err, "hoodiectl: warning: %v\n", err)
 	}}
 	if hook, err := validate.FromSettings(settings.Props); err != nil {
@@ -243,6 +244,17 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 		fmt.Fprintln(io.out, res.Instant)
 	}
 	return nil
+}
+
+// lockWaitingNotice tells people whom a command waits for.
+func lockWaitingNotice(io streams) func(holder *storage.LockHolder) {
+	return func(holder *storage.LockHolder) {
+		who := "another writer"
+		if holder != nil {
+			who = holder.String()
+		}
+		fmt.Fprintf(io.err, "hoodiectl: waiting for the table's lock, held by %s\n", who)
+	}
 }
 
 // printWriteSummary tells people what a write did.

@@ -221,6 +221,7 @@ nothing committed, 2 a wrong command line, 3 any other error.`,
 		newIndexCommand(io),
 		newBenchCommand(io),
 		newValidateCommand(io),
+		newCleanCommand(io), newSavepointCommand(io), newSavepointsCommand(io),
 		newRollbackCommand(io), newRestoreCommand(io),
 	)
 	root.AddCommand(newWriteCommands(io)...)
