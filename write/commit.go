@@ -38,13 +38,24 @@ type commit struct {
 	// completeErr is the error Complete reported although the completed
 	// file was made: the commit stands, and finish reports it as a warning.
 	completeErr error
+	// repl, when not nil, makes the commit a replacecommit that replaces
+	// these file groups, and replacedKeys are the keys they held.
+	repl         *replacement
+	replacedKeys []string
 }
 
 // run writes the data and completes the instant. On any failure it rolls
 // the instant back, leaving the table as it was.
 func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err error) {
 	w := c.w
-	requested, err := timeline.CreateRequested(ctx, w.fsys, w.gen, timeline.ActionCommit, nil)
+	action, requestedPlan := timeline.ActionCommit, []byte(nil)
+	if c.repl != nil {
+		action = timeline.ActionReplaceCommit
+		if requestedPlan, err = c.op.requested(); err != nil {
+			return err
+		}
+	}
+	requested, err := timeline.CreateRequested(ctx, w.fsys, w.gen, action, requestedPlan)
 	if err != nil {
 		return fmt.Errorf("start commit: %w", err)
 	}
@@ -117,12 +128,17 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 	if c.meta, err = c.metadata(); err != nil {
 		return err
 	}
+	if c.repl != nil {
+		if c.replacedKeys, err = replacedKeys(ctx, c); err != nil {
+			return err
+		}
+	}
 	if hook := w.opts.Hook; hook != nil {
 		if err := hook.PreCommit(ctx, c.pending()); err != nil {
 			return err
 		}
 	}
-	data, err := c.meta.MarshalJSON()
+	data, err := c.completedData()
 	if err != nil {
 		return err
 	}
@@ -321,11 +337,25 @@ func (c *commit) metadata() (*timeline.CommitMetadata, error) {
 	return meta, nil
 }
 
+// completedData returns the content of the completed instant's file: the
+// commit metadata, and for a replacecommit the file groups it replaces.
+func (c *commit) completedData() ([]byte, error) {
+	if c.repl == nil {
+		return c.meta.MarshalJSON()
+	}
+	return timeline.ReplaceCommitMetadata{CommitMetadata: *c.meta, PartitionToReplaceFileIDs: c.repl.groups}.MarshalJSON()
+}
+
 // pending describes the written but uncommitted write for the hook.
 func (c *commit) pending() *PendingCommit {
 	partitions := map[string]bool{}
 	for _, r := range c.results {
 		partitions[r.slice.Partition] = true
+	}
+	if c.repl != nil {
+		for p := range c.repl.groups {
+			partitions[p] = true
+		}
 	}
 	parts := make([]string, 0, len(partitions))
 	for p := range partitions {
@@ -340,7 +370,8 @@ func (c *commit) pending() *PendingCommit {
 
 // after returns the latest slice of every file group once the commit is
 // complete, sorted by partition and file id: the view it started from, with
-// the slices it wrote replacing their groups'.
+// the slices it wrote replacing their groups', without the groups a
+// replacecommit replaces.
 func (c *commit) after() []read.FileSlice {
 	before := c.view.LatestSlices()
 	replaced := map[string]read.FileSlice{}
@@ -349,7 +380,7 @@ func (c *commit) after() []read.FileSlice {
 	}
 	after := make([]read.FileSlice, 0, len(before)+len(c.results))
 	for _, s := range before {
-		if _, ok := replaced[groupKey(s.Partition, s.FileID)]; !ok {
+		if _, ok := replaced[groupKey(s.Partition, s.FileID)]; !ok && !c.repl.covers(s.Partition, s.FileID) {
 			after = append(after, s)
 		}
 	}
@@ -363,7 +394,8 @@ func (c *commit) after() []read.FileSlice {
 }
 
 // changes returns the index changes of the commit: the planned ones, or
-// those its file group tasks reported.
+// those its file group tasks reported, with the keys of the file groups it
+// replaces deleted.
 func (c *commit) changes() index.ChangeSet {
 	if c.planned != nil {
 		return *c.planned
@@ -373,7 +405,10 @@ func (c *commit) changes() index.ChangeSet {
 	for _, r := range c.results {
 		puts, dels = puts+len(r.puts), dels+len(r.dels)
 	}
-	changes.Puts, changes.Deletes = make([]index.Put, 0, puts), make([]string, 0, dels)
+	changes.Puts, changes.Deletes = make([]index.Put, 0, puts), make([]string, 0, dels+len(c.replacedKeys))
+	// Puts come after deletes: a replaced key the commit writes again
+	// stays, in its new file group.
+	changes.Deletes = append(changes.Deletes, c.replacedKeys...)
 	for _, r := range c.results {
 		changes.Deletes = append(changes.Deletes, r.dels...)
 		changes.Puts = append(changes.Puts, r.puts...)

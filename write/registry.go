@@ -391,7 +391,7 @@ func checkOperation(_ *Settings, v string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("want insert, bulk_insert, upsert or delete: Hoodie runs each as the command of that name and has no other")
+	return fmt.Errorf("want insert, bulk_insert, upsert, delete, insert_overwrite, insert_overwrite_table or delete_partition: Hoodie runs each as the command of that name and has no other")
 }
 
 // buildRegistry declares every setting. Honoured first, then ignored, then
@@ -447,7 +447,7 @@ func buildRegistry() []Setting {
 		{Key: "hoodie.precommit.validators.single.value.sql.queries", Kind: Honoured, Doc: "query#expected;query#expected"},
 		{Key: "hoodie.precommit.validators.equality.sql.queries", Kind: Honoured, Doc: ";-separated queries"},
 		{Key: "hoodie.precommit.validators.inequality.sql.queries", Kind: Honoured, Doc: ";-separated queries"},
-		{Key: KeyOperation, Kind: Honoured, Doc: "must be the command's own operation (insert, bulk_insert, upsert; upsert for soft-delete; delete): Hoodie runs the command given",
+		{Key: KeyOperation, Kind: Honoured, Doc: "must be the command's own operation (insert, bulk_insert, upsert; upsert for soft-delete; delete, insert_overwrite, insert_overwrite_table, delete_partition): Hoodie runs the command given",
 			parse: checkOperation, agree: func(_, v string, w writeTarget) error {
 				if want := w.op.hudi().Value(); !strings.EqualFold(strings.TrimSpace(v), want) {
 					return fmt.Errorf("this write is %s, whose operation is %s", w.op, want)
@@ -519,7 +519,7 @@ func buildRegistry() []Setting {
 
 		// Refused: they change a write's result, and Hoodie does not do
 		// what they ask.
-		{Key: "hoodie.datasource.write.partitions.to.delete", Kind: Refused, Doc: "Hoodie has no delete_partition operation yet"},
+		{Key: "hoodie.datasource.write.partitions.to.delete", Kind: Refused, Doc: "delete-partition takes the partitions as its arguments"},
 		{Key: "hoodie.datasource.write.record.merger.impls", Default: "org.apache.hudi.common.model.HoodieAvroRecordMerger", Kind: Refused, Accepted: []string{"org.apache.hudi.common.model.HoodieAvroRecordMerger"},
 			Doc: "Hoodie merges records as the payload class says, as HoodieAvroRecordMerger does"},
 		{Key: "hoodie.datasource.write.record.merger.strategy", Default: "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5", Kind: Refused, Accepted: []string{"eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"},
