@@ -277,7 +277,9 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	}
 	tasks := append(existingTasks(p), newTasks...)
 	res := &Result{Operation: op, Skipped: int64(p.skipped)}
-	if len(tasks) == 0 {
+	// An insert overwrite of deleted records only still replaces their
+	// partitions, with nothing.
+	if len(tasks) == 0 && repl == nil {
 		return res, nil
 	}
 	c := &commit{w: w, op: op, in: in, tl: tl, view: view, schema: schema, tableSchemaChanged: !schema.Equal(tableSchema), idx: idx, repl: repl}
