@@ -42,22 +42,19 @@ type commit struct {
 	// these file groups, and replacedKeys are the keys they held.
 	repl         *replacement
 	replacedKeys []string
+	// plan is a clustering's plan, and resume, when not zero, its pending
+	// instant, which the commit completes.
+	plan   *timeline.ClusteringPlan
+	resume timeline.Instant
 }
 
 // run writes the data and completes the instant. On any failure it rolls
 // the instant back, leaving the table as it was.
 func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err error) {
 	w := c.w
-	action, requestedPlan := timeline.ActionCommit, []byte(nil)
-	if c.repl != nil {
-		action = timeline.ActionReplaceCommit
-		if requestedPlan, err = c.op.requested(); err != nil {
-			return err
-		}
-	}
-	requested, err := timeline.CreateRequested(ctx, w.fsys, w.gen, action, requestedPlan)
+	requested, err := c.start(ctx)
 	if err != nil {
-		return fmt.Errorf("start commit: %w", err)
+		return err
 	}
 	c.instant = requested
 	var beat *heartbeat
@@ -78,18 +75,23 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 	if beat, err = startHeartbeat(ctx, w.fsys, requested.Time, w.settings.HeartbeatInterval); err != nil {
 		return err
 	}
-	profile := workloadProfile(c.op, tasks)
-	profileJSON, err := profile.MarshalJSON()
-	if err != nil {
-		return err
+	if requested.State == timeline.StateRequested {
+		// Hudi's clustering leaves its inflight file empty.
+		var profileJSON []byte
+		if c.op != OpCluster {
+			if profileJSON, err = workloadProfile(c.op, tasks).MarshalJSON(); err != nil {
+				return err
+			}
+		}
+		// c.instant moves on only once the inflight file exists: on
+		// failure it stays the requested instant, which the deferred
+		// rollback removes.
+		inflight, err := timeline.TransitionToInflight(ctx, w.fsys, requested, profileJSON)
+		if err != nil {
+			return fmt.Errorf("start commit %s: %w", requested.Time, err)
+		}
+		c.instant = inflight
 	}
-	// c.instant moves on only once the inflight file exists: on failure it
-	// stays the requested instant, which the deferred rollback removes.
-	inflight, err := timeline.TransitionToInflight(ctx, w.fsys, requested, profileJSON)
-	if err != nil {
-		return fmt.Errorf("start commit %s: %w", requested.Time, err)
-	}
-	c.instant = inflight
 	stopIndex := c.prepareIndex(ctx, tasks)
 	defer func() {
 		stopIndex(err != nil)
@@ -128,7 +130,8 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 	if c.meta, err = c.metadata(); err != nil {
 		return err
 	}
-	if c.repl != nil {
+	if c.repl != nil && c.op != OpCluster {
+		// A clustering puts every key it replaces again.
 		if c.replacedKeys, err = replacedKeys(ctx, c); err != nil {
 			return err
 		}
@@ -152,6 +155,32 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 		c.completeErr = err
 	}
 	return nil
+}
+
+// start creates the commit's requested instant, or for a clustering left
+// pending returns its instant, having removed the files an earlier attempt
+// wrote.
+func (c *commit) start(ctx context.Context) (timeline.Instant, error) {
+	w := c.w
+	if c.resume.Time != "" {
+		if err := removeWrittenFiles(ctx, w.fsys, c.resume); err != nil {
+			return timeline.Instant{}, fmt.Errorf("resume clustering %s: %w", c.resume.Time, err)
+		}
+		return c.resume, nil
+	}
+	action, plan := timeline.ActionCommit, []byte(nil)
+	if c.repl != nil || c.plan != nil {
+		action = timeline.ActionReplaceCommit
+		var err error
+		if plan, err = c.requested(); err != nil {
+			return timeline.Instant{}, err
+		}
+	}
+	requested, err := timeline.CreateRequested(ctx, w.fsys, w.gen, action, plan)
+	if err != nil {
+		return timeline.Instant{}, fmt.Errorf("start commit: %w", err)
+	}
+	return requested, nil
 }
 
 // prepareIndex starts preparing the index changes of the write on their

@@ -144,30 +144,39 @@ func rollbackPending(ctx context.Context, fsys storage.FS, in timeline.Instant) 
 	if err := timeline.StopPending(ctx, fsys, in); err != nil {
 		return fmt.Errorf("roll back %s: %w", in, err)
 	}
+	if err := removeWrittenFiles(ctx, fsys, in); err != nil {
+		return fmt.Errorf("roll back %s: %w", in, err)
+	}
+	if err := timeline.DeletePending(ctx, fsys, in); err != nil {
+		return fmt.Errorf("roll back %s: %w", in, err)
+	}
+	return nil
+}
+
+// removeWrittenFiles removes the data files the pending instant wrote, the
+// partitions it created and left empty, and its markers.
+func removeWrittenFiles(ctx context.Context, fsys storage.FS, in timeline.Instant) error {
 	files, err := markedFiles(ctx, fsys, in.Time)
 	if err != nil {
-		return fmt.Errorf("roll back %s: %w", in, err)
+		return err
 	}
 	if len(files) == 0 {
 		// No markers (a writer that keeps them elsewhere, or died before
 		// its first): delete by listing, as Hudi's rollback then does.
 		if files, err = filesOfInstant(ctx, fsys, in.Time); err != nil {
-			return fmt.Errorf("roll back %s: %w", in, err)
+			return err
 		}
 	}
 	for _, f := range files {
 		if err := fsys.Remove(ctx, f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("roll back %s: remove %s: %w", in, f, err)
+			return fmt.Errorf("remove %s: %w", f, err)
 		}
 	}
 	if err := removeCreatedPartitions(ctx, fsys, in.Time, files); err != nil {
-		return fmt.Errorf("roll back %s: %w", in, err)
+		return err
 	}
 	if err := fsys.RemoveAll(ctx, markerFolder(in.Time)); err != nil {
-		return fmt.Errorf("roll back %s: remove markers: %w", in, err)
-	}
-	if err := timeline.DeletePending(ctx, fsys, in); err != nil {
-		return fmt.Errorf("roll back %s: %w", in, err)
+		return fmt.Errorf("remove markers: %w", err)
 	}
 	return nil
 }

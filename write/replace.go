@@ -78,11 +78,14 @@ func (o Operation) Overwrites() bool {
 // requested returns the content of the .replacecommit.requested file of a
 // replace operation, as Hudi 0.15 writes it: an insert overwrite's holds a
 // HoodieRequestedReplaceMetadata whose fields are all null, a partition
-// delete's names its operation.
-func (o Operation) requested() ([]byte, error) {
-	r := timeline.RequestedReplace{}
-	if o == OpDeletePartition {
-		r = timeline.RequestedReplace{Operation: o.hudi(), ExtraMetadata: map[string]string{}}
+// delete's names its operation, a clustering's holds its plan too.
+func (c *commit) requested() ([]byte, error) {
+	var r timeline.RequestedReplace
+	switch c.op {
+	case OpDeletePartition:
+		r = timeline.RequestedReplace{Operation: c.op.hudi(), ExtraMetadata: map[string]string{}}
+	case OpCluster:
+		r = timeline.RequestedReplace{Operation: c.op.hudi(), Plan: c.plan, ExtraMetadata: map[string]string{}}
 	}
 	return timeline.MarshalRequestedReplace(r)
 }

@@ -138,7 +138,7 @@ func TestReplaceRefusals(t *testing.T) {
 func TestPendingOverwriteRolledBack(t *testing.T) {
 	ctx := context.Background()
 	tt, gen, initial := tableOf30Trips(t, 13)
-	plan, err := OpInsertOverwrite.requested()
+	plan, err := (&commit{op: OpInsertOverwrite}).requested()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,6 +69,8 @@ type Settings struct {
 	// double beyond 2^53), rounding them for good. By default such a write
 	// is refused before anything is written.
 	LossyWidening bool
+	// Clustering are the settings of Writer.Cluster.
+	Clustering ClusteringSettings
 	// Props holds every setting given, those above included, for the
 	// pre-commit hook (validators read theirs from it). A write checks
 	// its hoodie.* keys as ParseSettings does, and against the write.

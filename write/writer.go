@@ -77,6 +77,8 @@ func (o Operation) hudi() timeline.Operation {
 		return timeline.OperationInsertOverwriteTable
 	case OpDeletePartition:
 		return timeline.OperationDeletePartition
+	case OpCluster:
+		return timeline.OperationCluster
 	default:
 		return timeline.OperationUpsert
 	}
@@ -190,6 +192,8 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	switch {
 	case op == OpDeletePartition:
 		return nil, errors.New("delete-partition takes partitions, not records: use DeletePartitions")
+	case op == OpCluster:
+		return nil, errors.New("cluster takes no records: use Cluster")
 	case len(in.Rows) == 0 && op.Overwrites():
 		return nil, &RefusedError{fmt.Errorf("%s: no records: %s would replace the partitions with nothing; delete-partition removes partitions", in.displayName(), op)}
 	case len(in.Rows) == 0:
@@ -293,8 +297,8 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 // begin takes the table's writer lock for a write of op, loads the table's
 // configuration, checks that op may write it, and rolls back what failed
 // writers left. The caller must call unlock, once begin returned no error.
-func (w *Writer) begin(ctx context.Context, op Operation) (unlock func() error, err error) {
-	unlock, err = storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
+func (w *Writer) begin(ctx context.Context, op Operation) (_ func() error, err error) {
+	unlock, err := storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
 	if errors.Is(err, storage.ErrLocked) && ctx.Err() == nil {
 		return nil, &RefusedError{fmt.Errorf("table %w", err)}
 	}
