@@ -47,8 +47,8 @@ type modelRow struct {
 	deleted        bool
 }
 
-// TestRandomWorkloads runs random inserts, upserts, deletes and soft deletes
-// against a table and a map that applies the contract's rules, comparing
+// TestRandomWorkloads runs random inserts, upserts, deletes, soft deletes,
+// insert overwrites, partition deletes and clusterings against a table and a map that applies the contract's rules, comparing
 // the latest snapshot after every write and random past snapshots (time
 // travel) along the way. Some steps try writes that must be refused with
 // nothing changed (see refusedStep), and some precombine values are longs
@@ -105,6 +105,20 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 	for step := 0; step < steps; step++ {
 		if len(instants) > 0 && rng.IntN(5) == 0 {
 			refusedStep(t, tt, rng, step, model, keys(), populateMeta)
+			continue
+		}
+		if len(model) > 0 && rng.IntN(10) == 0 {
+			// A clustering changes no record, commit times included.
+			tt.w.settings.Clustering.SortColumns = []string{[]string{"rider", "fare", "ts"}[rng.IntN(3)]}[:rng.IntN(2)]
+			res, err := tt.w.Cluster(context.Background())
+			if err != nil {
+				t.Fatalf("step %d cluster: %v", step, err)
+			}
+			if res.Instant != "" {
+				history[res.Instant] = model
+				instants = append(instants, res.Instant)
+			}
+			checkSnapshot(t, fmt.Sprintf("step %d cluster", step), snapshot(t, tt.fsys, ""), model, populateMeta)
 			continue
 		}
 		if len(model) > 0 && rng.IntN(12) == 0 {
