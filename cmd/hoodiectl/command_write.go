@@ -278,6 +278,10 @@ func printWriteSummary(w io.Writer, res *write.Result) {
 		fmt.Fprintf(w, "%s: nothing to commit (%d record(s) skipped)\n", res.Operation, res.Skipped)
 		return
 	}
+	if res.Operation == write.OpCluster {
+		fmt.Fprintf(w, "cluster: committed %s: %d record(s) rewritten into %d file group(s)\n", res.Instant, res.Written, len(res.Files))
+		return
+	}
 	fmt.Fprintf(w, "%s: committed %s: %d inserted, %d updated, %d deleted, %d skipped; %d file(s) written\n",
 		res.Operation, res.Instant, res.Inserted, res.Updated, res.Deleted, res.Skipped, len(res.Files))
 }

@@ -224,6 +224,7 @@ nothing committed, 2 a wrong command line, 3 any other error.`,
 	)
 	root.AddCommand(newWriteCommands(io)...)
 	root.AddCommand(newReplaceCommands(io)...)
+	root.AddCommand(newClusterCommand(io))
 	var silence func(*cobra.Command)
 	silence = func(c *cobra.Command) {
 		c.SilenceErrors, c.SilenceUsage = true, true
