@@ -1,12 +1,16 @@
 package write
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/avrofile"
 	"github.com/hoodie-dev/hoodie/internal/basefiletest"
@@ -184,5 +188,89 @@ func TestClusterCrashAtEveryStep(t *testing.T) {
 			t.Fatalf("step %d: pending instants left: %v", failAt, p.Instants())
 		}
 		verifyIndex(t, mem, dir, dir)
+	}
+}
+
+// TestReplaceKilled runs insert overwrites of the whole table with its own
+// records, each followed by a clustering, in a child process, and kills it
+// with SIGKILL at several moments: neither changes the records, so the
+// table must read the same records after each kill, and the next
+// clustering must complete what the child left pending.
+func TestReplaceKilled(t *testing.T) {
+	if os.Getenv("HOODIE_KILL_REPLACER") != "" {
+		killedReplacerChild()
+		return
+	}
+	if testing.Short() {
+		t.Skip("kills child processes; skipped in -short mode")
+	}
+	ctx := context.Background()
+	tt := newTripsTable(t, storage.MergeEventTime, killedReplacerSettings())
+	tt.write(OpBulkInsert, tripsInput(trips.NewGenerator(33).Inserts(killedReplacerRecords)))
+	before := dataOf(snapshot(t, tt.fsys, ""))
+	for _, delay := range []time.Duration{0, 30 * time.Millisecond, 100 * time.Millisecond, 300 * time.Millisecond, 700 * time.Millisecond} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestReplaceKilled$")
+		cmd.Env = append(os.Environ(), "HOODIE_KILL_REPLACER="+tt.dir)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		time.Sleep(delay)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if line != "writing\n" {
+			t.Fatalf("child said %q", line)
+		}
+		if got := dataOf(snapshot(t, tt.fsys, "")); !equalData(got, before) {
+			t.Fatalf("killed after %v: the records changed", delay)
+		}
+	}
+	if _, err := tt.w.Cluster(ctx); err != nil {
+		t.Fatalf("the clustering after the kills: %v", err)
+	}
+	tl, _ := tt.latest()
+	if tl.Pending().Len() != 0 {
+		t.Errorf("pending instants after the next clustering: %v", tl.Pending().Instants())
+	}
+	if got := dataOf(snapshot(t, tt.fsys, "")); !equalData(got, before) {
+		t.Fatal("the clustering after the kills changed the records")
+	}
+	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
+}
+
+// killedReplacerRecords is how many records the killed child rewrites.
+const killedReplacerRecords = 30_000
+
+// killedReplacerSettings make the child's overwrites write several file
+// groups a partition, which its clusterings join.
+func killedReplacerSettings() Settings {
+	s := DefaultSettings()
+	s.MaxFileSize, s.SmallFileLimit = 1<<20, 0
+	return s
+}
+
+// killedReplacerChild overwrites the table named by HOODIE_KILL_REPLACER
+// with its own records and clusters it, until it is killed.
+func killedReplacerChild() {
+	ctx := context.Background()
+	dir := os.Getenv("HOODIE_KILL_REPLACER")
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		os.Exit(2)
+	}
+	w := newTestWriter(fsys, dir, killedReplacerSettings())
+	records := trips.NewGenerator(33).Inserts(killedReplacerRecords)
+	os.Stdout.WriteString("writing\n")
+	for {
+		if _, err := w.Write(ctx, OpInsertOverwriteTable, tripsInput(records)); err != nil {
+			os.Exit(3)
+		}
+		if _, err := w.Cluster(ctx); err != nil {
+			os.Exit(3)
+		}
 	}
 }
