@@ -357,8 +357,11 @@ func (c *commit) metadata() (*timeline.CommitMetadata, error) {
 		return nil, err
 	}
 	meta := &timeline.CommitMetadata{
-		OperationType: c.op.hudi(),
-		ExtraMetadata: map[string]string{timeline.SchemaKey: string(schemaJSON)},
+		// Never null, as Hudi's own: Spark's incremental query of a partition
+		// delete, which writes no file, fails on a null one.
+		PartitionToWriteStats: map[string][]timeline.WriteStat{},
+		OperationType:         c.op.hudi(),
+		ExtraMetadata:         map[string]string{timeline.SchemaKey: string(schemaJSON)},
 	}
 	for _, r := range c.results {
 		meta.AddWriteStat(r.stat.PartitionPath, r.stat)

@@ -2,6 +2,7 @@ package write
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -152,5 +153,47 @@ func TestPendingOverwriteRolledBack(t *testing.T) {
 	tl, _ := tt.latest()
 	if tl.Contains(pending.Time) {
 		t.Errorf("the pending insert overwrite %s is still on the timeline", pending.Time)
+	}
+}
+
+// TestDeletePartitionFiles checks a partition delete's instant files as
+// Hudi 0.15 writes them: the requested metadata names DELETE_PARTITION, and
+// the completed metadata has an empty, not null, partitionToWriteStats,
+// which Spark's incremental query needs.
+func TestDeletePartitionFiles(t *testing.T) {
+	ctx := context.Background()
+	tt, _, initial := tableOf30Trips(t, 14)
+	partition := storage.EscapePartitionValue(initial[0].PartitionPath)
+	res, err := tt.w.DeletePartitions(ctx, []string{partition})
+	if err != nil {
+		t.Fatal(err)
+	}
+	requested, err := tt.fsys.ReadFile(ctx, filepath.Join(storage.MetaFolder, res.Instant+".replacecommit.requested"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects, err := avrofile.Read(requested)
+	if err != nil || len(objects) != 1 || objects[0].(map[string]any)["operationType"] != "DELETE_PARTITION" {
+		t.Errorf("requested metadata %v, %v: want operationType DELETE_PARTITION", objects, err)
+	}
+	data, err := tt.fsys.ReadFile(ctx, filepath.Join(storage.MetaFolder, res.Instant+".replacecommit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]any
+	if err := json.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if stats, ok := meta["partitionToWriteStats"].(map[string]any); !ok || len(stats) != 0 {
+		t.Errorf("partitionToWriteStats %v: want an empty object", meta["partitionToWriteStats"])
+	}
+	replaced, _ := meta["partitionToReplaceFileIds"].(map[string]any)
+	if ids, _ := replaced[partition].([]any); len(ids) == 0 || len(replaced) != 1 {
+		t.Errorf("partitionToReplaceFileIds %v: want the file groups of %s", replaced, partition)
+	}
+	for k, r := range snapshot(t, tt.fsys, "") {
+		if r[3] == partition {
+			t.Errorf("record %s of the deleted partition is still there", k)
+		}
 	}
 }
