@@ -16,29 +16,24 @@ type FileGroupID struct {
 	FileID    string
 }
 
-// ClusteringPlanGroups returns the file groups that the clustering plan in
-// data rewrites: data is the content of a .replacecommit.requested file,
-// Hudi's HoodieRequestedReplaceMetadata as an Avro object container file
-// (clusteringPlan.inputGroups[].slices[], each naming a file id and a
-// partition path). ok is false when data holds no clustering plan: an
-// insert overwrite's requested file is empty or holds none, and the file
-// groups it replaces are known only once it completes.
-func ClusteringPlanGroups(data []byte) (groups []FileGroupID, ok bool, err error) {
-	plan, ok, err := ReadClusteringPlan(data)
-	if !ok || err != nil {
-		return nil, ok, err
-	}
-	for _, g := range plan.Groups {
+// FileGroups returns the file groups the plan rewrites, in plan order.
+func (p *ClusteringPlan) FileGroups() []FileGroupID {
+	var groups []FileGroupID
+	for _, g := range p.Groups {
 		for _, s := range g.Slices {
 			groups = append(groups, FileGroupID{Partition: s.PartitionPath, FileID: s.FileID})
 		}
 	}
-	return groups, true, nil
+	return groups
 }
 
 // ReadClusteringPlan returns the clustering plan in data, the content of a
-// .replacecommit.requested file (see ClusteringPlanGroups); ok is false
-// when it holds none. Fields Hoodie does not use are left out.
+// .replacecommit.requested file: Hudi's HoodieRequestedReplaceMetadata as
+// an Avro object container file (clusteringPlan.inputGroups[].slices[],
+// each naming a file id and a partition path). ok is false when data holds
+// no clustering plan: an insert overwrite's requested file is empty or
+// holds none, and the file groups it replaces are known only once it
+// completes. Fields Hoodie does not use are left out.
 func ReadClusteringPlan(data []byte) (plan *ClusteringPlan, ok bool, err error) {
 	if len(data) == 0 {
 		return nil, false, nil

@@ -7,6 +7,15 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/avrofile/avrofiletest"
 )
 
+// planGroups reads the file groups of the clustering plan in data.
+func planGroups(data []byte) ([]FileGroupID, bool, error) {
+	plan, ok, err := ReadClusteringPlan(data)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	return plan.FileGroups(), true, nil
+}
+
 func TestClusteringPlanGroups(t *testing.T) {
 	groups := [][]avrofiletest.Slice{
 		{{Partition: "americas/brazil/sao_paulo", FileID: "f1"}, {Partition: "americas/brazil/sao_paulo", FileID: "f2"}},
@@ -26,12 +35,12 @@ func TestClusteringPlanGroups(t *testing.T) {
 		{"empty file", nil, nil, false},
 	}
 	for _, tt := range tests {
-		got, ok, err := ClusteringPlanGroups(tt.data)
+		got, ok, err := planGroups(tt.data)
 		if err != nil || ok != tt.wantOK || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: %v, %v, %v; want %v, %v", tt.name, got, ok, err, tt.want, tt.wantOK)
 		}
 	}
-	if _, _, err := ClusteringPlanGroups([]byte("not Avro")); err == nil {
+	if _, _, err := planGroups([]byte("not Avro")); err == nil {
 		t.Error("a file that is not Avro: no error")
 	}
 }
@@ -50,7 +59,7 @@ func TestMarshalRequestedReplace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := ClusteringPlanGroups(data)
+	got, ok, err := planGroups(data)
 	want := []FileGroupID{{"p", "f1"}, {"p", "f2"}, {"", "f3"}}
 	if err != nil || !ok || !reflect.DeepEqual(got, want) {
 		t.Errorf("clustering plan reads back as %v, %v, %v; want %v", got, ok, err, want)
@@ -64,7 +73,7 @@ func TestMarshalRequestedReplace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, ok, err := ClusteringPlanGroups(data); err != nil || ok || got != nil {
+		if got, ok, err := planGroups(data); err != nil || ok || got != nil {
 			t.Errorf("%q: reads as a clustering plan: %v, %v, %v", op, got, ok, err)
 		}
 	}

@@ -556,7 +556,7 @@ type replaceLocks struct {
 }
 
 // pendingReplaces reads the clustering plans of the pending replacecommits
-// of tl (see timeline.ClusteringPlanGroups).
+// of tl (see timeline.ReadClusteringPlan).
 func pendingReplaces(ctx context.Context, fsys storage.FS, tl *timeline.Timeline) (*replaceLocks, error) {
 	locks := &replaceLocks{groups: map[timeline.FileGroupID]string{}}
 	for _, in := range tl.Pending().Instants() {
@@ -569,10 +569,8 @@ func pendingReplaces(ctx context.Context, fsys storage.FS, tl *timeline.Timeline
 			locks.all = in.Time
 			continue
 		}
-		for _, g := range plan.Groups {
-			for _, s := range g.Slices {
-				locks.groups[timeline.FileGroupID{Partition: s.PartitionPath, FileID: s.FileID}] = in.Time
-			}
+		for _, g := range plan.FileGroups() {
+			locks.groups[g] = in.Time
 		}
 	}
 	return locks, nil
