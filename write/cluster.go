@@ -50,11 +50,6 @@ const (
 	KeyClusteringSortColumns = "hoodie.clustering.plan.strategy.sort.columns"
 )
 
-// OpCluster is Writer.Cluster's operation; Write refuses it.
-const OpCluster = OpDeletePartition + 1
-
-func init() { operationNames[OpCluster] = "cluster" }
-
 // Cluster rewrites the small file groups of each partition into file
 // groups of the target size, as one replacecommit holding Hudi's
 // clustering plan (see ClusteringSettings), and returns its result; a table

@@ -46,11 +46,15 @@ const (
 	// OpDeletePartition replaces every file group of the given partitions
 	// with nothing: Writer.DeletePartitions runs it, Write refuses it.
 	OpDeletePartition
+	// OpCluster rewrites small file groups into full ones: Writer.Cluster
+	// runs it, Write refuses it.
+	OpCluster
 )
 
 var operationNames = map[Operation]string{
 	OpInsert: "insert", OpBulkInsert: "bulk-insert", OpUpsert: "upsert", OpDelete: "delete", OpSoftDelete: "soft-delete",
 	OpInsertOverwrite: "insert-overwrite", OpInsertOverwriteTable: "insert-overwrite-table", OpDeletePartition: "delete-partition",
+	OpCluster: "cluster",
 }
 
 // String returns the operation's command name.
