@@ -247,7 +247,12 @@ type WriteOptions struct {
 // and returns an error. An error wrapping write.ErrRefused is a write the
 // table's rules or opts.Hook refused. See write.Writer.
 func (t *Table) Write(ctx context.Context, op write.Operation, in *write.Input, opts WriteOptions) (*write.Result, error) {
-	w := write.NewWriter(t.fsys, write.Options{
+	return t.writer(opts).Write(ctx, op, in)
+}
+
+// writer returns a writer of the table with opts.
+func (t *Table) writer(opts WriteOptions) *write.Writer {
+	return write.NewWriter(t.fsys, write.Options{
 		Settings:    opts.Settings,
 		IndexDir:    t.indexDir,
 		TableID:     t.path,
@@ -256,7 +261,6 @@ func (t *Table) Write(ctx context.Context, op write.Operation, in *write.Input, 
 		Notify:      opts.Notify,
 		Progress:    opts.Progress,
 	})
-	return w.Write(ctx, op, in)
 }
 
 // RebuildIndex builds the record index anew from the latest snapshot,

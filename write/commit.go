@@ -38,15 +38,23 @@ type commit struct {
 	// completeErr is the error Complete reported although the completed
 	// file was made: the commit stands, and finish reports it as a warning.
 	completeErr error
+	// repl, when not nil, makes the commit a replacecommit that replaces
+	// these file groups, and replacedKeys are the keys they held.
+	repl         *replacement
+	replacedKeys []string
+	// plan is a clustering's plan, and resume, when not zero, its pending
+	// instant, which the commit completes.
+	plan   *timeline.ClusteringPlan
+	resume timeline.Instant
 }
 
 // run writes the data and completes the instant. On any failure it rolls
 // the instant back, leaving the table as it was.
 func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err error) {
 	w := c.w
-	requested, err := timeline.CreateRequested(ctx, w.fsys, w.gen, timeline.ActionCommit, nil)
+	requested, err := c.start(ctx)
 	if err != nil {
-		return fmt.Errorf("start commit: %w", err)
+		return err
 	}
 	c.instant = requested
 	var beat *heartbeat
@@ -67,18 +75,23 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 	if beat, err = startHeartbeat(ctx, w.fsys, requested.Time, w.settings.HeartbeatInterval); err != nil {
 		return err
 	}
-	profile := workloadProfile(c.op, tasks)
-	profileJSON, err := profile.MarshalJSON()
-	if err != nil {
-		return err
+	if requested.State == timeline.StateRequested {
+		// Hudi's clustering leaves its inflight file empty.
+		var profileJSON []byte
+		if c.op != OpCluster {
+			if profileJSON, err = workloadProfile(c.op, tasks).MarshalJSON(); err != nil {
+				return err
+			}
+		}
+		// c.instant moves on only once the inflight file exists: on
+		// failure it stays the requested instant, which the deferred
+		// rollback removes.
+		inflight, err := timeline.TransitionToInflight(ctx, w.fsys, requested, profileJSON)
+		if err != nil {
+			return fmt.Errorf("start commit %s: %w", requested.Time, err)
+		}
+		c.instant = inflight
 	}
-	// c.instant moves on only once the inflight file exists: on failure it
-	// stays the requested instant, which the deferred rollback removes.
-	inflight, err := timeline.TransitionToInflight(ctx, w.fsys, requested, profileJSON)
-	if err != nil {
-		return fmt.Errorf("start commit %s: %w", requested.Time, err)
-	}
-	c.instant = inflight
 	stopIndex := c.prepareIndex(ctx, tasks)
 	defer func() {
 		stopIndex(err != nil)
@@ -117,12 +130,18 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 	if c.meta, err = c.metadata(); err != nil {
 		return err
 	}
+	if c.repl != nil && c.op != OpCluster {
+		// A clustering puts every key it replaces again.
+		if c.replacedKeys, err = replacedKeys(ctx, c); err != nil {
+			return err
+		}
+	}
 	if hook := w.opts.Hook; hook != nil {
 		if err := hook.PreCommit(ctx, c.pending()); err != nil {
 			return err
 		}
 	}
-	data, err := c.meta.MarshalJSON()
+	data, err := c.completedData()
 	if err != nil {
 		return err
 	}
@@ -136,6 +155,32 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 		c.completeErr = err
 	}
 	return nil
+}
+
+// start creates the commit's requested instant, or for a clustering left
+// pending returns its instant, having removed the files an earlier attempt
+// wrote.
+func (c *commit) start(ctx context.Context) (timeline.Instant, error) {
+	w := c.w
+	if c.resume.Time != "" {
+		if err := removeWrittenFiles(ctx, w.fsys, c.resume); err != nil {
+			return timeline.Instant{}, fmt.Errorf("resume clustering %s: %w", c.resume.Time, err)
+		}
+		return c.resume, nil
+	}
+	action, plan := timeline.ActionCommit, []byte(nil)
+	if c.repl != nil || c.plan != nil {
+		action = timeline.ActionReplaceCommit
+		var err error
+		if plan, err = c.requested(); err != nil {
+			return timeline.Instant{}, err
+		}
+	}
+	requested, err := timeline.CreateRequested(ctx, w.fsys, w.gen, action, plan)
+	if err != nil {
+		return timeline.Instant{}, fmt.Errorf("start commit: %w", err)
+	}
+	return requested, nil
 }
 
 // prepareIndex starts preparing the index changes of the write on their
@@ -312,8 +357,11 @@ func (c *commit) metadata() (*timeline.CommitMetadata, error) {
 		return nil, err
 	}
 	meta := &timeline.CommitMetadata{
-		OperationType: c.op.hudi(),
-		ExtraMetadata: map[string]string{timeline.SchemaKey: string(schemaJSON)},
+		// Never null, as Hudi's own: Spark's incremental query of a partition
+		// delete, which writes no file, fails on a null one.
+		PartitionToWriteStats: map[string][]timeline.WriteStat{},
+		OperationType:         c.op.hudi(),
+		ExtraMetadata:         map[string]string{timeline.SchemaKey: string(schemaJSON)},
 	}
 	for _, r := range c.results {
 		meta.AddWriteStat(r.stat.PartitionPath, r.stat)
@@ -321,11 +369,25 @@ func (c *commit) metadata() (*timeline.CommitMetadata, error) {
 	return meta, nil
 }
 
+// completedData returns the content of the completed instant's file: the
+// commit metadata, and for a replacecommit the file groups it replaces.
+func (c *commit) completedData() ([]byte, error) {
+	if c.repl == nil {
+		return c.meta.MarshalJSON()
+	}
+	return timeline.ReplaceCommitMetadata{CommitMetadata: *c.meta, PartitionToReplaceFileIDs: c.repl.groups}.MarshalJSON()
+}
+
 // pending describes the written but uncommitted write for the hook.
 func (c *commit) pending() *PendingCommit {
 	partitions := map[string]bool{}
 	for _, r := range c.results {
 		partitions[r.slice.Partition] = true
+	}
+	if c.repl != nil {
+		for p := range c.repl.groups {
+			partitions[p] = true
+		}
 	}
 	parts := make([]string, 0, len(partitions))
 	for p := range partitions {
@@ -340,7 +402,8 @@ func (c *commit) pending() *PendingCommit {
 
 // after returns the latest slice of every file group once the commit is
 // complete, sorted by partition and file id: the view it started from, with
-// the slices it wrote replacing their groups'.
+// the slices it wrote replacing their groups', without the groups a
+// replacecommit replaces.
 func (c *commit) after() []read.FileSlice {
 	before := c.view.LatestSlices()
 	replaced := map[string]read.FileSlice{}
@@ -349,7 +412,7 @@ func (c *commit) after() []read.FileSlice {
 	}
 	after := make([]read.FileSlice, 0, len(before)+len(c.results))
 	for _, s := range before {
-		if _, ok := replaced[groupKey(s.Partition, s.FileID)]; !ok {
+		if _, ok := replaced[groupKey(s.Partition, s.FileID)]; !ok && !c.repl.covers(s.Partition, s.FileID) {
 			after = append(after, s)
 		}
 	}
@@ -363,7 +426,8 @@ func (c *commit) after() []read.FileSlice {
 }
 
 // changes returns the index changes of the commit: the planned ones, or
-// those its file group tasks reported.
+// those its file group tasks reported, with the keys of the file groups it
+// replaces deleted.
 func (c *commit) changes() index.ChangeSet {
 	if c.planned != nil {
 		return *c.planned
@@ -373,7 +437,10 @@ func (c *commit) changes() index.ChangeSet {
 	for _, r := range c.results {
 		puts, dels = puts+len(r.puts), dels+len(r.dels)
 	}
-	changes.Puts, changes.Deletes = make([]index.Put, 0, puts), make([]string, 0, dels)
+	changes.Puts, changes.Deletes = make([]index.Put, 0, puts), make([]string, 0, dels+len(c.replacedKeys))
+	// Puts come after deletes: a replaced key the commit writes again
+	// stays, in its new file group.
+	changes.Deletes = append(changes.Deletes, c.replacedKeys...)
 	for _, r := range c.results {
 		changes.Deletes = append(changes.Deletes, r.dels...)
 		changes.Puts = append(changes.Puts, r.puts...)
@@ -421,4 +488,7 @@ func (c *commit) finish(ctx context.Context, res *Result) {
 	t := c.meta.Totals()
 	res.Instant = c.instant.Time
 	res.Inserted, res.Updated, res.Deleted, res.Written = t.Inserted, t.Updated, t.Deleted, t.Written
+	// The services that follow a commit, as Hudi's postCommit runs them:
+	// after every kind of write, replacecommits included.
+	w.cleanAfterCommit(ctx, res)
 }

@@ -110,13 +110,36 @@ func TestWriteCrashAtEveryStep(t *testing.T) {
 		return mem, dir
 	}
 
+	writeOf := func(op Operation, batch []trips.Trip) func(*Writer) error {
+		return func(w *Writer) error {
+			_, err := w.Write(ctx, op, tripsInput(batch))
+			return err
+		}
+	}
+	// An insert overwrite of the partitions of some stored trips, with
+	// those trips changed and new ones.
+	var overwrite []trips.Trip
+	for _, tr := range append(gen.Updates(initial, 10), gen.Inserts(5)...) {
+		if tr.PartitionPath == initial[0].PartitionPath || tr.PartitionPath == initial[1].PartitionPath {
+			overwrite = append(overwrite, tr)
+		}
+	}
 	writes := []struct {
-		name  string
-		op    Operation
-		batch []trips.Trip
+		name string
+		do   func(*Writer) error
+		// again reports whether an error of the next, same write is
+		// right after a commit: a partition deleted is no longer there.
+		again func(err error) bool
+		// minSteps is the least number of steps the write must take.
+		minSteps int
 	}{
-		{"upsert", OpUpsert, append(gen.Updates(initial, 10), gen.Inserts(5)...)},
-		{"insert", OpInsert, gen.Inserts(6)},
+		{name: "upsert", do: writeOf(OpUpsert, append(gen.Updates(initial, 10), gen.Inserts(5)...)), minSteps: 8},
+		{name: "insert", do: writeOf(OpInsert, gen.Inserts(6)), minSteps: 8},
+		{name: "insert-overwrite", do: writeOf(OpInsertOverwrite, overwrite), minSteps: 8},
+		{name: "delete-partition", do: func(w *Writer) error {
+			_, err := w.DeletePartitions(ctx, []string{storage.EscapePartitionValue(initial[0].PartitionPath)})
+			return err
+		}, again: func(err error) bool { return errors.Is(err, ErrRefused) }, minSteps: 5},
 	}
 	for _, tc := range writes {
 		for _, full := range []bool{false, true} {
@@ -129,12 +152,12 @@ func TestWriteCrashAtEveryStep(t *testing.T) {
 				mem, dir := setup(t)
 				before := dataOf(snapshot(t, mem, ""))
 				probe := faultfs.New(mem, 0)
-				if _, err := NewWriter(probe, Options{Settings: settings, IndexDir: dir, TableID: dir}).Write(ctx, tc.op, tripsInput(tc.batch)); err != nil {
+				if err := tc.do(NewWriter(probe, Options{Settings: settings, IndexDir: dir, TableID: dir})); err != nil {
 					t.Fatal(err)
 				}
 				after := dataOf(snapshot(t, mem, ""))
 				steps := probe.Steps()
-				if steps < 8 {
+				if steps < tc.minSteps {
 					t.Fatalf("the write took only %d steps", steps)
 				}
 
@@ -144,7 +167,7 @@ func TestWriteCrashAtEveryStep(t *testing.T) {
 					if full {
 						ffs.Full(syscall.ENOSPC)
 					}
-					_, err := NewWriter(ffs, Options{Settings: settings, IndexDir: dir, TableID: dir}).Write(ctx, tc.op, tripsInput(tc.batch))
+					err := tc.do(NewWriter(ffs, Options{Settings: settings, IndexDir: dir, TableID: dir}))
 					committed := err == nil
 					if err != nil && !errors.Is(err, faultfs.ErrInjected) {
 						t.Fatalf("step %d (%s): unexpected error %v", failAt, ffs.Trace()[failAt-1], err)
@@ -185,7 +208,7 @@ func TestWriteCrashAtEveryStep(t *testing.T) {
 						nextFS = ffs
 					}
 					next := NewWriter(nextFS, Options{Settings: nextSettings, IndexDir: dir, TableID: dir})
-					if _, err := next.Write(ctx, tc.op, tripsInput(tc.batch)); err != nil {
+					if err := tc.do(next); err != nil && (tc.again == nil || !tc.again(err)) {
 						t.Fatalf("step %d: the next write failed: %v", failAt, err)
 					}
 					if got := dataOf(snapshot(t, mem, "")); !equalData(got, after) {

@@ -60,8 +60,9 @@ func (e *taskEnv) runTask(ctx context.Context, t *fileGroupTask, taskNo int) (re
 	}
 	opts := e.w.settings.baseFileOptions()
 	opts.NoMetaFields = e.keys != nil
-	// A new file group's first version holds new records only.
-	opts.NewRecordsOnly = t.prev == nil
+	// A new file group's first version holds new records only, but for a
+	// clustering's.
+	opts.NewRecordsOnly = t.prev == nil && t.clustered == nil
 	var prev *storage.BaseFile
 	if t.prev != nil {
 		if prev, err = storage.OpenBaseFile(ctx, e.w.fsys, t.prev.Path); err != nil {
@@ -133,6 +134,9 @@ type merger struct {
 }
 
 func (m *merger) run(ctx context.Context) error {
+	if m.task.clustered != nil {
+		return m.writeClustered()
+	}
 	if !m.env.changesPlanned {
 		m.puts = make([]index.Put, 0, len(m.task.inserts))
 	}

@@ -156,23 +156,33 @@ func rollbackPending(ctx context.Context, fsys storage.FS, in timeline.Instant) 
 	if err := timeline.StopPending(ctx, fsys, in); err != nil {
 		return fmt.Errorf("roll back %s: %w", in, err)
 	}
-	files, err := pendingFiles(ctx, fsys, in.Time)
-	if err != nil {
+	if err := removeWrittenFiles(ctx, fsys, in); err != nil {
 		return fmt.Errorf("roll back %s: %w", in, err)
-	}
-	for _, f := range files {
-		if err := fsys.Remove(ctx, f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("roll back %s: remove %s: %w", in, f, err)
-		}
-	}
-	if err := removeCreatedPartitions(ctx, fsys, in.Time, files); err != nil {
-		return fmt.Errorf("roll back %s: %w", in, err)
-	}
-	if err := fsys.RemoveAll(ctx, markerFolder(in.Time)); err != nil {
-		return fmt.Errorf("roll back %s: remove markers: %w", in, err)
 	}
 	if err := timeline.DeletePending(ctx, fsys, in); err != nil {
 		return fmt.Errorf("roll back %s: %w", in, err)
+	}
+	return nil
+}
+
+// removeWrittenFiles removes the data files the pending instant wrote (see
+// pendingFiles), the partitions it created and left empty, and its
+// markers.
+func removeWrittenFiles(ctx context.Context, fsys storage.FS, in timeline.Instant) error {
+	files, err := pendingFiles(ctx, fsys, in.Time)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := fsys.Remove(ctx, f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", f, err)
+		}
+	}
+	if err := removeCreatedPartitions(ctx, fsys, in.Time, files); err != nil {
+		return err
+	}
+	if err := fsys.RemoveAll(ctx, markerFolder(in.Time)); err != nil {
+		return fmt.Errorf("remove markers: %w", err)
 	}
 	return nil
 }

@@ -49,12 +49,13 @@ type modelRow struct {
 	deleted        bool
 }
 
-// TestRandomWorkloads runs random inserts, upserts, deletes, soft deletes
-// and rollbacks of the latest write against a table and a map that applies
-// the contract's rules, comparing the latest snapshot after every write
-// and random past snapshots (time travel) along the way. The cleaner runs
-// too, after each commit or now and then, with a policy each seed picks,
-// and savepoints come and go: a past snapshot reads whole or fails with
+// TestRandomWorkloads runs random inserts, upserts, deletes, soft deletes,
+// insert overwrites, partition deletes, clusterings and rollbacks of the
+// latest write against a table and a map that applies the contract's
+// rules, comparing the latest snapshot after every write and random past
+// snapshots (time travel) along the way. The cleaner runs too, after each
+// commit or now and then, with a policy each seed picks, and savepoints
+// come and go: a past snapshot reads whole or fails with
 // read.ErrSnapshotGone, and those the policy or a savepoint keeps always
 // read. Some steps try writes that must be refused with
 // nothing changed (see refusedStep), and some precombine values are longs
@@ -157,8 +158,36 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 		if len(instants) > 0 && rng.IntN(4) == 0 {
 			serviceStep(t, tt, rng, step, instants, savepoints)
 		}
+		if len(model) > 0 && rng.IntN(10) == 0 {
+			// A clustering changes no record, commit times included.
+			tt.w.settings.Clustering.SortColumns = []string{[]string{"rider", "fare", "ts"}[rng.IntN(3)]}[:rng.IntN(2)]
+			res, err := tt.w.Cluster(context.Background())
+			if err != nil {
+				t.Fatalf("step %d cluster: %v", step, err)
+			}
+			if res.Instant != "" {
+				history[res.Instant] = model
+				instants = append(instants, res.Instant)
+				committed = append(committed, res.Instant)
+			}
+			checkSnapshot(t, fmt.Sprintf("step %d cluster", step), snapshot(t, tt.fsys, ""), model, populateMeta)
+			continue
+		}
+		if len(model) > 0 && rng.IntN(12) == 0 {
+			if in, next := deletePartitionStep(t, tt, rng, step, model, populateMeta); in != "" {
+				model = next
+				history[in] = model
+				instants = append(instants, in)
+				committed = append(committed, in)
+			}
+			continue
+		}
 		var rows []modelRow
-		op := []Operation{OpInsert, OpBulkInsert, OpUpsert, OpUpsert, OpUpsert, OpDelete, OpSoftDelete}[rng.IntN(7)]
+		ops := []Operation{OpInsert, OpBulkInsert, OpUpsert, OpUpsert, OpUpsert, OpDelete, OpSoftDelete, OpInsertOverwrite, OpInsertOverwrite, OpInsertOverwriteTable}
+		op := ops[rng.IntN(len(ops))]
+		if op == OpInsertOverwriteTable && rng.IntN(2) == 0 {
+			op = OpUpsert // a rare one: it empties the table of all but its input
+		}
 		existing := keys()
 		n := 1 + rng.IntN(40)
 		for i := 0; i < n; i++ {
@@ -173,10 +202,15 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 				r.deleted = rng.IntN(15) == 0                         // skipped, even as a duplicate
 			case op == OpUpsert:
 				r.deleted = rng.IntN(10) == 0
+			case op.Overwrites():
+				r.deleted = rng.IntN(15) == 0
 			}
 			if pickExisting {
 				r.key = existing[rng.IntN(len(existing))]
-				if op != OpUpsert || rng.IntN(4) > 0 {
+				// An overwrite's key may go to another partition, whose
+				// old one may not be replaced: then it is refused.
+				moves := op == OpInsertOverwrite && rng.IntN(10) == 0
+				if !moves && (op != OpUpsert || rng.IntN(4) > 0) {
 					r.partition = model[r.key].partition // most updates stay put
 				}
 			} else {
@@ -380,6 +414,9 @@ func applyModel(model map[string]modelRecord, op Operation, mode storage.MergeMo
 	for k, v := range model {
 		next[k] = v
 	}
+	if op.Overwrites() {
+		return applyOverwrite(model, op, latest, order)
+	}
 	for _, k := range order {
 		r := latest[k]
 		stored, exists := model[k]
@@ -429,4 +466,67 @@ func checkSnapshot(t *testing.T, what string, got map[string][]any, want map[str
 			t.Fatalf("%s: record %q is %v, want %+v", what, k, g, w)
 		}
 	}
+}
+
+// applyOverwrite returns the model after an insert overwrite of the
+// records latest (in order), precombined: the partitions they go to (all
+// for a table overwrite) hold just their records that are not deleted. A
+// key the model holds in a partition not replaced is refused.
+func applyOverwrite(model map[string]modelRecord, op Operation, latest map[string]modelRow, order []string) (next map[string]modelRecord, wantErr bool) {
+	replaced := map[string]bool{}
+	for _, k := range order {
+		replaced[latest[k].partition] = true
+	}
+	for _, k := range order {
+		if stored, ok := model[k]; ok && !latest[k].deleted && !replaced[stored.partition] && op == OpInsertOverwrite {
+			return nil, true
+		}
+	}
+	next = map[string]modelRecord{}
+	for k, v := range model {
+		if op == OpInsertOverwrite && !replaced[v.partition] {
+			next[k] = v
+		}
+	}
+	for _, k := range order {
+		if r := latest[k]; !r.deleted {
+			next[k] = modelRecord{partition: r.partition, ts: r.ts, rider: r.rider, fare: r.fare}
+		}
+	}
+	return next, false
+}
+
+// deletePartitionStep deletes a partition the model holds records of, and
+// checks the snapshot, returning the instant and the model after it; or,
+// one time in four, tries to delete a partition the table never had, which
+// must be refused with nothing changed, and returns "".
+func deletePartitionStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model map[string]modelRecord, populateMeta bool) (string, map[string]modelRecord) {
+	t.Helper()
+	ctx := context.Background()
+	if rng.IntN(4) == 0 {
+		_, err := tt.w.DeletePartitions(ctx, []string{"nowhere/at-all"})
+		if !errors.Is(err, ErrRefused) {
+			t.Fatalf("step %d: delete of a partition the table does not have: got %v, want it refused", step, err)
+		}
+		checkSnapshot(t, fmt.Sprintf("step %d, after a refused delete-partition", step), snapshot(t, tt.fsys, ""), model, populateMeta)
+		return "", model
+	}
+	var held []string
+	for _, r := range model {
+		held = append(held, r.partition)
+	}
+	sort.Strings(held)
+	partition := held[rng.IntN(len(held))]
+	res, err := tt.w.DeletePartitions(ctx, []string{storage.EscapePartitionValue(partition)})
+	if err != nil {
+		t.Fatalf("step %d: delete-partition %s: %v", step, partition, err)
+	}
+	next := map[string]modelRecord{}
+	for k, r := range model {
+		if r.partition != partition {
+			next[k] = r
+		}
+	}
+	checkSnapshot(t, fmt.Sprintf("step %d delete-partition %s", step, partition), snapshot(t, tt.fsys, ""), next, populateMeta)
+	return res.Instant, next
 }

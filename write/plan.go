@@ -99,7 +99,11 @@ func tagRecords(ctx context.Context, records []*record, view *read.View, idx *in
 
 // makePlan tags records with the index and decides, per operation, which
 // file groups change and how.
-func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records []*record, view *read.View, idx *index.Index) (*plan, error) {
+//
+// repl is what an insert overwrite replaces: a key it holds may be written
+// again, one another file group holds may not (a key lives in one file
+// group of the table).
+func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records []*record, view *read.View, idx *index.Index, repl *replacement) (*plan, error) {
 	p := &plan{groups: map[string]*groupWork{}, newInserts: map[string][]*record{}}
 	matches, err := tagRecords(ctx, records, view, idx)
 	if err != nil {
@@ -148,6 +152,18 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 				continue
 			}
 			p.newInserts[part] = append(grow.Reserve(p.newInserts[part], 1), r)
+		case OpInsertOverwrite, OpInsertOverwriteTable:
+			switch {
+			case r.deleted:
+				p.skipped++
+			case m.Found && !repl.covers(m.Location.PartitionPath, m.Location.FileID) && w.settings.DropDuplicates:
+				p.skipped++
+			case m.Found && !repl.covers(m.Location.PartitionPath, m.Location.FileID):
+				dupes = append(dupes, r)
+			default:
+				p.newInserts[part] = append(grow.Reserve(p.newInserts[part], 1), r)
+			}
+			continue
 		case OpDelete, OpSoftDelete:
 			if !m.Found {
 				p.skipped++
@@ -170,6 +186,10 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 				p.group(slice).movedOut[r.key] = r
 			}
 		}
+	}
+	if len(dupes) > 0 && repl != nil {
+		return nil, &RefusedError{fmt.Errorf("%s: %d record(s) have keys that the table holds in partitions this %s does not replace, e.g. %s; a key lives in one partition: upsert them to move them, or --drop-duplicates to skip them",
+			in.displayName(), len(dupes), op, firstRecords(in, dupes, 5))}
 	}
 	if len(dupes) > 0 {
 		return nil, &RefusedError{fmt.Errorf("%s: %d record(s) have keys that already exist in the table, e.g. %s; use upsert to update them, or --drop-duplicates to skip them",
@@ -196,6 +216,9 @@ type fileGroupTask struct {
 	prev      *read.FileSlice // nil for a new file group
 	work      *groupWork      // nil for a new file group
 	inserts   []*record       // in the order prepare gives
+	// clustered, for a clustering, are the stored records the new file
+	// group takes, in order.
+	clustered []clusteredRow
 }
 
 // assignInserts spreads each partition's new records over its small file

@@ -391,7 +391,7 @@ func checkOperation(_ *Settings, v string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("want insert, bulk_insert, upsert or delete: Hoodie runs each as the command of that name and has no other")
+	return fmt.Errorf("want insert, bulk_insert, upsert, delete, insert_overwrite, insert_overwrite_table or delete_partition: Hoodie runs each as the command of that name and has no other")
 }
 
 // buildRegistry declares every setting. Honoured first, then ignored, then
@@ -464,11 +464,29 @@ func buildRegistry() []Setting {
 			}},
 		{Key: "hoodie.clean.max.commits", Default: "1", Kind: Honoured, Doc: "the commits since the last clean that make the cleaner plan a new one (1 to 1000000)",
 			parse: number(func(s *Settings) *int { return &s.Cleaner.MaxCommits }, 1, 1000000, "commits")},
+		{Key: "hoodie.clustering.plan.strategy.small.file.limit", Default: "314572800", Kind: Honoured, Doc: "cluster only file groups smaller than this, in bytes",
+			parse: size(func(s *Settings) *int64 { return &s.Clustering.SmallFileLimit }, 1)},
+		{Key: "hoodie.clustering.plan.strategy.target.file.max.bytes", Default: "1073741824", Kind: Honoured, Doc: "the size of the file groups clustering writes, in bytes",
+			parse: size(func(s *Settings) *int64 { return &s.Clustering.TargetFileSize }, minFileSize)},
+		{Key: "hoodie.clustering.plan.strategy.max.bytes.per.group", Default: "2147483648", Kind: Honoured, Doc: "the most bytes of file groups one clustering group rewrites",
+			parse: size(func(s *Settings) *int64 { return &s.Clustering.MaxBytesPerGroup }, 1)},
+		{Key: "hoodie.clustering.plan.strategy.max.num.groups", Default: "30", Kind: Honoured, Doc: "the most clustering groups one clustering rewrites (1 to 100000)",
+			parse: number(func(s *Settings) *int { return &s.Clustering.MaxGroups }, 1, 100000, "groups")},
+		{Key: KeyClusteringSortColumns, Kind: Honoured, Doc: "comma-separated columns that order the records of the file groups clustering writes (numbers, strings, booleans, dates, timestamps); the record key breaks ties",
+			parse: func(s *Settings, v string) error {
+				s.Clustering.SortColumns = nil
+				for _, c := range strings.Split(v, ",") {
+					if c = strings.TrimSpace(c); c != "" {
+						s.Clustering.SortColumns = append(s.Clustering.SortColumns, c)
+					}
+				}
+				return nil
+			}},
 		{Key: "hoodie.precommit.validators", Kind: Honoured, Doc: "pre-commit validators, comma-separated (see validation.md)"},
 		{Key: "hoodie.precommit.validators.single.value.sql.queries", Kind: Honoured, Doc: "query#expected;query#expected"},
 		{Key: "hoodie.precommit.validators.equality.sql.queries", Kind: Honoured, Doc: ";-separated queries"},
 		{Key: "hoodie.precommit.validators.inequality.sql.queries", Kind: Honoured, Doc: ";-separated queries"},
-		{Key: KeyOperation, Kind: Honoured, Doc: "must be the command's own operation (insert, bulk_insert, upsert; upsert for soft-delete; delete): Hoodie runs the command given",
+		{Key: KeyOperation, Kind: Honoured, Doc: "must be the command's own operation (insert, bulk_insert, upsert; upsert for soft-delete; delete, insert_overwrite, insert_overwrite_table, delete_partition): Hoodie runs the command given",
 			parse: checkOperation, agree: func(_, v string, w writeTarget) error {
 				if want := w.op.hudi().Value(); !strings.EqualFold(strings.TrimSpace(v), want) {
 					return fmt.Errorf("this write is %s, whose operation is %s", w.op, want)
@@ -542,7 +560,7 @@ func buildRegistry() []Setting {
 
 		// Refused: they change a write's result, and Hoodie does not do
 		// what they ask.
-		{Key: "hoodie.datasource.write.partitions.to.delete", Kind: Refused, Doc: "Hoodie has no delete_partition operation yet"},
+		{Key: "hoodie.datasource.write.partitions.to.delete", Kind: Refused, Doc: "delete-partition takes the partitions as its arguments"},
 		{Key: "hoodie.datasource.write.record.merger.impls", Default: "org.apache.hudi.common.model.HoodieAvroRecordMerger", Kind: Refused, Accepted: []string{"org.apache.hudi.common.model.HoodieAvroRecordMerger"},
 			Doc: "Hoodie merges records as the payload class says, as HoodieAvroRecordMerger does"},
 		{Key: "hoodie.datasource.write.record.merger.strategy", Default: "eeb8d96f-b1e4-49fd-bbf8-28ac514178e5", Kind: Refused, Accepted: []string{"eeb8d96f-b1e4-49fd-bbf8-28ac514178e5"},
@@ -580,11 +598,11 @@ func buildRegistry() []Setting {
 		{Key: "hoodie.keep.min.commits", Kind: Refused, Doc: "Hoodie does not archive the timeline yet, so every commit stays active"},
 		{Key: "hoodie.keep.max.commits", Kind: Refused, Doc: "Hoodie does not archive the timeline yet, so every commit stays active"},
 		{Key: "hoodie.commits.archival.batch", Kind: Refused, Doc: "Hoodie does not archive the timeline yet"},
-		{Key: "hoodie.clustering.inline", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not cluster a table yet"},
-		{Key: "hoodie.clustering.async.enabled", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not cluster a table yet"},
-		{Key: "hoodie.clustering.schedule.inline", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not cluster a table yet"},
-		{Key: "hoodie.clustering.", Kind: Refused, Doc: "Hoodie does not cluster a table yet"},
-		{Key: "hoodie.layout.optimize.", Kind: Refused, Doc: "Hoodie does not cluster a table yet"},
+		{Key: "hoodie.clustering.inline", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie clusters a table only when asked to (hoodiectl cluster)"},
+		{Key: "hoodie.clustering.async.enabled", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie clusters a table only when asked to (hoodiectl cluster)"},
+		{Key: "hoodie.clustering.schedule.inline", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie clusters a table only when asked to (hoodiectl cluster), planning and running it at once"},
+		{Key: "hoodie.clustering.", Kind: Refused, Doc: "Hoodie's clustering has Hudi's size-based plan strategy and sort-and-size execution strategy only, with the settings above"},
+		{Key: "hoodie.layout.optimize.", Kind: Refused, Doc: "Hoodie's clustering sorts records linearly by the sort columns; it has no z-order or Hilbert curve layouts"},
 		{Key: "hoodie.metadata.enable", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not write Hudi's metadata table"},
 		{Key: "hoodie.metadata.", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not write Hudi's metadata table or its indexes"},
 		{Key: "hoodie.datasource.hive_sync.enable", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not sync tables to Hive"},

@@ -75,6 +75,8 @@ type Settings struct {
 	// TableServices is hoodie.table.services.enabled: false turns off the
 	// services that run after a commit, whatever their own settings say.
 	TableServices bool
+	// Clustering are the settings of Writer.Cluster.
+	Clustering ClusteringSettings
 	// Props holds every setting given, those above included, for the
 	// pre-commit hook (validators read theirs from it). A write checks
 	// its hoodie.* keys as ParseSettings does, and against the write.

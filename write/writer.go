@@ -36,10 +36,25 @@ const (
 	// OpSoftDelete keeps the given records but nulls every column except the
 	// record key, partition and precombine columns.
 	OpSoftDelete
+	// OpInsertOverwrite replaces every file group of the partitions the
+	// input's records go to with new file groups of those records, as one
+	// replacecommit. Records whose _hoodie_is_deleted is true are skipped.
+	OpInsertOverwrite
+	// OpInsertOverwriteTable replaces every file group of the table with
+	// new file groups of the input's records, as one replacecommit.
+	OpInsertOverwriteTable
+	// OpDeletePartition replaces every file group of the given partitions
+	// with nothing: Writer.DeletePartitions runs it, Write refuses it.
+	OpDeletePartition
+	// OpCluster rewrites small file groups into full ones: Writer.Cluster
+	// runs it, Write refuses it.
+	OpCluster
 )
 
 var operationNames = map[Operation]string{
 	OpInsert: "insert", OpBulkInsert: "bulk-insert", OpUpsert: "upsert", OpDelete: "delete", OpSoftDelete: "soft-delete",
+	OpInsertOverwrite: "insert-overwrite", OpInsertOverwriteTable: "insert-overwrite-table", OpDeletePartition: "delete-partition",
+	OpCluster: "cluster",
 }
 
 // String returns the operation's command name.
@@ -60,6 +75,14 @@ func (o Operation) hudi() timeline.Operation {
 		return timeline.OperationBulkInsert
 	case OpDelete:
 		return timeline.OperationDelete
+	case OpInsertOverwrite:
+		return timeline.OperationInsertOverwrite
+	case OpInsertOverwriteTable:
+		return timeline.OperationInsertOverwriteTable
+	case OpDeletePartition:
+		return timeline.OperationDeletePartition
+	case OpCluster:
+		return timeline.OperationCluster
 	default:
 		return timeline.OperationUpsert
 	}
@@ -173,35 +196,21 @@ type Result struct {
 // written it rolls back what failed writers left. Any failure leaves the
 // table as it was.
 func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, error) {
-	if len(in.Rows) == 0 {
+	switch {
+	case op == OpDeletePartition:
+		return nil, errors.New("delete-partition takes partitions, not records: use DeletePartitions")
+	case op == OpCluster:
+		return nil, errors.New("cluster takes no records: use Cluster")
+	case len(in.Rows) == 0 && op.Overwrites():
+		return nil, &RefusedError{fmt.Errorf("%s: no records: %s would replace the partitions with nothing; delete-partition removes partitions", in.displayName(), op)}
+	case len(in.Rows) == 0:
 		return nil, fmt.Errorf("%s: no records", in.displayName())
 	}
-	unlock, err := storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
-	if errors.Is(err, storage.ErrLocked) && ctx.Err() == nil {
-		return nil, &RefusedError{fmt.Errorf("table %w", err)}
-	}
+	unlock, err := w.begin(ctx, op)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if w.cfg, err = storage.LoadTableConfig(ctx, w.fsys); err != nil {
-		return nil, err
-	}
-	if err := w.cfg.CheckWritable(); err != nil {
-		return nil, &RefusedError{fmt.Errorf("table %s: %w", w.cfg.Name, err)}
-	}
-	if err := w.settings.checkWrite(op, w.cfg); err != nil {
-		return nil, err
-	}
-	// Instant times are wall-clock digits in the table's zone, and readers
-	// order commits by them: write in the zone Spark writes this table in.
-	w.gen.SetLocation(w.cfg.TimelineZone().Location(w.opts.Local))
-	if err := w.recover(ctx); err != nil {
-		return nil, err
-	}
-	if w.cfg, err = dropMetadataTable(ctx, w.fsys, w.cfg, w.opts.Clock()); err != nil {
-		return nil, err
-	}
 	tl, err := timeline.Load(ctx, w.fsys)
 	if err != nil {
 		return nil, err
@@ -237,7 +246,8 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 		return nil, err
 	}
 	defer func() { idx.Close() }()
-	p, err := w.makePlan(ctx, op, in, records, view, idx)
+	repl := overwriteTargets(op, records, view)
+	p, err := w.makePlan(ctx, op, in, records, view, idx, repl)
 	if errors.Is(err, index.ErrBroken) {
 		// Its store failed while tagging: a damaged table of it that
 		// the catch-up did not read.
@@ -247,7 +257,7 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 			return nil, rerr
 		}
 		idx = fresh
-		p, err = w.makePlan(ctx, op, in, records, view, idx)
+		p, err = w.makePlan(ctx, op, in, records, view, idx, repl)
 	}
 	if err != nil {
 		return nil, err
@@ -265,7 +275,11 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	newTasks := w.assignInserts(p, view, avg, op == OpBulkInsert, locks.locked)
+	if err := locks.checkReplace(repl); err != nil {
+		return nil, &RefusedError{fmt.Errorf("%s: %w", in.displayName(), err)}
+	}
+	// Hudi's insert overwrite, too, writes new file groups only.
+	newTasks := w.assignInserts(p, view, avg, op == OpBulkInsert || repl != nil, locks.locked)
 	for _, t := range existingTasks(p) {
 		if instant, locked := locks.locked(t.partition, t.fileID); locked {
 			return nil, &RefusedError{fmt.Errorf("%s: file group %s is under replacecommit %s (a clustering or an insert overwrite), still pending: once complete it would hide this write's change to it; write again once it completes or is rolled back",
@@ -274,16 +288,54 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	}
 	tasks := append(existingTasks(p), newTasks...)
 	res := &Result{Operation: op, Skipped: int64(p.skipped)}
-	if len(tasks) == 0 {
+	// An insert overwrite of deleted records only still replaces their
+	// partitions, with nothing.
+	if len(tasks) == 0 && repl == nil {
 		return res, nil
 	}
-	c := &commit{w: w, op: op, in: in, tl: tl, view: view, schema: schema, tableSchemaChanged: !schema.Equal(tableSchema), idx: idx}
+	c := &commit{w: w, op: op, in: in, tl: tl, view: view, schema: schema, tableSchemaChanged: !schema.Equal(tableSchema), idx: idx, repl: repl}
 	if err := c.run(ctx, tasks, p); err != nil {
 		return nil, err
 	}
 	c.finish(ctx, res)
-	w.cleanAfterCommit(ctx, res)
 	return res, nil
+}
+
+// begin takes the table's writer lock for a write of op, loads the table's
+// configuration, checks that op may write it, and rolls back what failed
+// writers left. The caller must call unlock, once begin returned no error.
+func (w *Writer) begin(ctx context.Context, op Operation) (_ func() error, err error) {
+	unlock, err := storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
+	if errors.Is(err, storage.ErrLocked) && ctx.Err() == nil {
+		return nil, &RefusedError{fmt.Errorf("table %w", err)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			unlock()
+		}
+	}()
+	if w.cfg, err = storage.LoadTableConfig(ctx, w.fsys); err != nil {
+		return nil, err
+	}
+	if err := w.cfg.CheckWritable(); err != nil {
+		return nil, &RefusedError{fmt.Errorf("table %s: %w", w.cfg.Name, err)}
+	}
+	if err := w.settings.checkWrite(op, w.cfg); err != nil {
+		return nil, err
+	}
+	// Instant times are wall-clock digits in the table's zone, and readers
+	// order commits by them: write in the zone Spark writes this table in.
+	w.gen.SetLocation(w.cfg.TimelineZone().Location(w.opts.Local))
+	if err := w.recover(ctx); err != nil {
+		return nil, err
+	}
+	if w.cfg, err = dropMetadataTable(ctx, w.fsys, w.cfg, w.opts.Clock()); err != nil {
+		return nil, err
+	}
+	return unlock, nil
 }
 
 // recover completes the rollbacks and the restore that died half way (see
@@ -297,9 +349,10 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 // fresh heartbeat (a Spark writer with the multi-writer setting LAZY,
 // which does not take Hoodie's lock; a Hoodie writer's heartbeat is never
 // fresh to another, see heartbeatFresh). The heartbeats of the commits
-// rolled back, and of those complete, are deleted. Pending replacecommits are left
-// alone, as Hudi leaves clustering, which is never rolled back as a failed
-// write; an insert overwrite's files stay unseen while it is pending.
+// rolled back, and of those complete, are deleted. So are pending insert
+// overwrites and partition deletes, as Hudi rolls them back; a pending
+// clustering is left alone, as Hudi leaves it, never rolled back as a
+// failed write (the next clustering completes it).
 func (w *Writer) recover(ctx context.Context) error {
 	tl, err := timeline.Load(ctx, w.fsys)
 	if err != nil {
@@ -313,7 +366,15 @@ func (w *Writer) recover(ctx context.Context) error {
 		}
 	}
 	for _, in := range tl.Pending().Instants() {
-		if in.Action != timeline.ActionCommit {
+		switch in.Action {
+		case timeline.ActionCommit:
+		case timeline.ActionReplaceCommit:
+			// A clustering is never rolled back as a failed write (see
+			// Writer.Cluster); an insert overwrite or a partition delete is.
+			if plan, err := readClusteringPlan(ctx, w.fsys, in); err != nil || plan != nil {
+				continue
+			}
+		default:
 			continue
 		}
 		live, err := w.heartbeatFresh(ctx, in.Time)
@@ -510,28 +571,20 @@ type replaceLocks struct {
 }
 
 // pendingReplaces reads the clustering plans of the pending replacecommits
-// of tl (see timeline.ClusteringPlanGroups).
+// of tl (see timeline.ReadClusteringPlan).
 func pendingReplaces(ctx context.Context, fsys storage.FS, tl *timeline.Timeline) (*replaceLocks, error) {
 	locks := &replaceLocks{groups: map[timeline.FileGroupID]string{}}
 	for _, in := range tl.Pending().Instants() {
 		if in.Action != timeline.ActionReplaceCommit {
 			continue
 		}
-		path, err := timeline.Instant{Time: in.Time, Action: in.Action, State: timeline.StateRequested}.Path()
-		if err != nil {
-			return nil, err
-		}
-		data, err := fsys.ReadFile(ctx, path)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("read the plan of replacecommit %s: %w", in.Time, err)
-		}
-		groups, ok, err := timeline.ClusteringPlanGroups(data)
-		if err != nil || !ok {
+		plan, err := readClusteringPlan(ctx, fsys, in)
+		if err != nil || plan == nil {
 			// Unknown file groups: any may be replaced.
 			locks.all = in.Time
 			continue
 		}
-		for _, g := range groups {
+		for _, g := range plan.FileGroups() {
 			locks.groups[g] = in.Time
 		}
 	}

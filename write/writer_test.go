@@ -384,8 +384,9 @@ func TestWriteWithWrongIndexTagFails(t *testing.T) {
 
 // TestWriteWithPendingReplaceCommit checks that while a replacecommit is
 // pending, a write changes none of the file groups it may replace, which it
-// would hide once complete: all of them for an insert overwrite (whose
-// requested file names none), those of its plan for a clustering. An
+// would hide once complete: all of them for an insert overwrite of a live
+// Spark writer (whose requested file names none), those of its plan for a
+// clustering. An
 // upsert of a key in such a group is refused and leaves the table as it
 // was; new records do not go into such small groups; other groups take
 // changes as usual.
@@ -405,6 +406,12 @@ func TestWriteWithPendingReplaceCommit(t *testing.T) {
 			const instant = "20200101000000000"
 			if err := tt.fsys.WriteFile(ctx, storage.MetaFolder+"/"+instant+".replacecommit.requested", plan); err != nil {
 				t.Fatal(err)
+			}
+			if !clustering {
+				// A live Spark writer's: a dead one's is rolled back.
+				if err := tt.fsys.WriteFile(ctx, heartbeatPath(instant), nil); err != nil {
+					t.Fatal(err)
+				}
 			}
 			var inLocked, elsewhere []trips.Trip
 			for _, tr := range initial {

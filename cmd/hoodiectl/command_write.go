@@ -30,11 +30,10 @@ type writeFlags struct {
 }
 
 func (f *writeFlags) register(cmd *cobra.Command, op write.Operation) {
-	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "jsonl", "input format: jsonl, csv (with a header line) or parquet")
+	cmd.Flags().StringVar(&f.format, "format", "jsonl", "input format: jsonl, csv (with a header line) or parquet")
 	f.registerSettings(cmd)
-	if op == write.OpInsert || op == write.OpBulkInsert {
-		fl.BoolVar(&f.dropDuplicates, "drop-duplicates", false, "skip records whose keys exist in the table instead of refusing the write")
+	if op == write.OpInsert || op == write.OpBulkInsert || op.Overwrites() {
+		cmd.Flags().BoolVar(&f.dropDuplicates, "drop-duplicates", false, "skip records whose keys exist in the table instead of refusing the write")
 	}
 }
 
@@ -209,16 +208,15 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 		fmt.Fprintf(io.err, "reading %s...\n", name)
 	}
 	input, err := ingest.Decode(ctx, in, name, ingest.Format(format), schema)
+	if errors.Is(err, ingest.ErrNoRecords) && op.Overwrites() {
+		return &refusedError{fmt.Errorf("%s: %w: it would replace partitions with nothing, and delete-partition removes partitions; nothing was committed", op, err)}
+	}
 	if err != nil {
 		return err
 	}
-	opts := hoodie.WriteOptions{Settings: settings, LockWaiting: lockWaitingNotice(io), Notify: func(err error) {
-		fmt.Fprintf(io.err, "hoodiectl: warning: %v\n", err)
-	}}
-	if hook, err := validate.FromSettings(settings.Props); err != nil {
+	opts, err := writeOptions(io, settings)
+	if err != nil {
 		return err
-	} else if hook != nil {
-		opts.Hook = hook
 	}
 	if progress {
 		fmt.Fprintf(io.err, "%s of %d record(s)...\n", op, len(input.Rows))
@@ -230,6 +228,29 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 		}
 	}
 	res, err := t.Write(ctx, op, input, opts)
+	return reportWrite(io, op, res, err)
+}
+
+// writeOptions returns the options of a write with settings, which tell
+// the user what it waits for and repairs.
+func writeOptions(io streams, settings write.Settings) (hoodie.WriteOptions, error) {
+	opts := hoodie.WriteOptions{Settings: settings, LockWaiting: lockWaitingNotice(io), Notify: func(err error) {
+		fmt.Fprintf(io.err, "hoodiectl: warning: %v\n", err)
+	}}
+	hook, err := validate.FromSettings(settings.Props)
+	if err != nil {
+		return opts, err
+	}
+	if hook != nil {
+		opts.Hook = hook
+	}
+	return opts, nil
+}
+
+// reportWrite reports the result of a write of op, or its error err: the
+// summary and warnings go to standard error, the instant alone to standard
+// output.
+func reportWrite(io streams, op write.Operation, res *write.Result, err error) error {
 	if err != nil {
 		if errors.Is(err, write.ErrRefused) {
 			return &refusedError{fmt.Errorf("%s: %w; nothing was committed", op, err)}
@@ -261,6 +282,10 @@ func lockWaitingNotice(io streams) func(holder *storage.LockHolder) {
 func printWriteSummary(w io.Writer, res *write.Result) {
 	if res.Instant == "" {
 		fmt.Fprintf(w, "%s: nothing to commit (%d record(s) skipped)\n", res.Operation, res.Skipped)
+		return
+	}
+	if res.Operation == write.OpCluster {
+		fmt.Fprintf(w, "cluster: committed %s: %d record(s) rewritten into %d file group(s)\n", res.Instant, res.Written, len(res.Files))
 		return
 	}
 	fmt.Fprintf(w, "%s: committed %s: %d inserted, %d updated, %d deleted, %d skipped; %d file(s) written\n",

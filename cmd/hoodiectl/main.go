@@ -225,6 +225,8 @@ nothing committed, 2 a wrong command line, 3 any other error.`,
 		newRollbackCommand(io), newRestoreCommand(io),
 	)
 	root.AddCommand(newWriteCommands(io)...)
+	root.AddCommand(newReplaceCommands(io)...)
+	root.AddCommand(newClusterCommand(io))
 	var silence func(*cobra.Command)
 	silence = func(c *cobra.Command) {
 		c.SilenceErrors, c.SilenceUsage = true, true

@@ -43,7 +43,7 @@ func decodeCSVBlocks(ctx context.Context, r io.Reader, name string, table *stora
 	case header == nil && first.err != io.EOF:
 		return nil, fmt.Errorf("%s: read: %w", name, first.err)
 	case header == nil:
-		return nil, fmt.Errorf("%s: no records", name)
+		return nil, fmt.Errorf("%s: %w", name, ErrNoRecords)
 	}
 	all := &blockRecords{inf: newCSVInferrer(table)}
 	if _, _, err := csvColumns(all.inf, header); err != nil {

@@ -16,6 +16,9 @@ import (
 	"github.com/hoodie-dev/hoodie/write"
 )
 
+// ErrNoRecords is the error of an input without records.
+var ErrNoRecords = errors.New("no records")
+
 // Format is the format of an input: how Decode reads its records.
 type Format string
 
@@ -318,7 +321,7 @@ func recordError(name string, line int, err error) error {
 // their line numbers.
 func finishInput(name string, inf *Inferrer, lines []int) (*write.Input, error) {
 	if inf.Len() == 0 {
-		return nil, fmt.Errorf("%s: no records", name)
+		return nil, fmt.Errorf("%s: %w", name, ErrNoRecords)
 	}
 	schema, rows, err := inf.Finish()
 	var rowErr *RowError

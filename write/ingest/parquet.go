@@ -60,7 +60,7 @@ func DecodeParquet(ctx context.Context, r io.Reader, name string, table *storage
 		rows = append(rows, values)
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s: no records", name)
+		return nil, fmt.Errorf("%s: %w", name, ErrNoRecords)
 	}
 	return &write.Input{Name: name, Schema: schema, Rows: rows}, nil
 }

@@ -1,0 +1,339 @@
+package write
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/hoodie-dev/hoodie/index"
+	"github.com/hoodie-dev/hoodie/read"
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/timeline"
+)
+
+// ClusteringSettings are the settings of Hudi's size-based clustering plan
+// strategy (SparkSizeBasedClusteringPlanStrategy) that Writer.Cluster
+// honours, with Hudi's defaults.
+type ClusteringSettings struct {
+	// SmallFileLimit is the size under which a file group is clustered
+	// (hoodie.clustering.plan.strategy.small.file.limit, 300 MiB).
+	SmallFileLimit int64
+	// TargetFileSize is the size of the file groups clustering writes
+	// (hoodie.clustering.plan.strategy.target.file.max.bytes, 1 GiB).
+	TargetFileSize int64
+	// MaxBytesPerGroup bounds the input of one clustering group
+	// (hoodie.clustering.plan.strategy.max.bytes.per.group, 2 GiB).
+	MaxBytesPerGroup int64
+	// MaxGroups bounds the groups of one clustering
+	// (hoodie.clustering.plan.strategy.max.num.groups, 30).
+	MaxGroups int
+	// SortColumns, if any, order the records of the files written
+	// (hoodie.clustering.plan.strategy.sort.columns); the record key orders
+	// records that tie, and all records when there are none.
+	SortColumns []string
+}
+
+// The names Hudi's clustering plans and metadata use.
+const (
+	// clusteringStrategyClass is the execution strategy Hudi 0.15 names in
+	// its plans by default, whose rewrite Hoodie's is.
+	clusteringStrategyClass = "org.apache.hudi.client.clustering.run.strategy.SparkSortAndSizeExecutionStrategy"
+	// KeyClusteringSortColumns is the clustering plan's sort columns, in
+	// the settings and in the plan's strategy parameters.
+	KeyClusteringSortColumns = "hoodie.clustering.plan.strategy.sort.columns"
+)
+
+// Cluster rewrites the small file groups of each partition into file
+// groups of the target size, as one replacecommit holding Hudi's
+// clustering plan (see ClusteringSettings), and returns its result; a table
+// with nothing to cluster commits nothing (Result.Instant is "").
+//
+// A clustering left pending (its writer died, or Spark scheduled it) is
+// completed instead, from its plan, as Hudi's next clustering does: the
+// files its earlier attempt wrote are removed first. Until a clustering
+// completes, writes leave its file groups alone (see pendingReplaces), as
+// Hudi's do, so its plan stays right.
+func (w *Writer) Cluster(ctx context.Context) (*Result, error) {
+	unlock, err := w.begin(ctx, OpCluster)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	tl, err := timeline.Load(ctx, w.fsys)
+	if err != nil {
+		return nil, err
+	}
+	view, err := read.LoadView(ctx, w.fsys, tl, "")
+	if err != nil {
+		return nil, err
+	}
+	var resume timeline.Instant
+	var plan *timeline.ClusteringPlan
+	for _, in := range tl.Pending().Instants() {
+		if in.Action != timeline.ActionReplaceCommit {
+			continue
+		}
+		if plan, err = readClusteringPlan(ctx, w.fsys, in); err != nil {
+			return nil, err
+		}
+		if plan != nil {
+			resume = in
+			break
+		}
+	}
+	if plan == nil {
+		locks, err := pendingReplaces(ctx, w.fsys, tl)
+		if err != nil {
+			return nil, err
+		}
+		if plan = w.planClustering(view, locks); plan == nil {
+			return &Result{Operation: OpCluster}, nil
+		}
+	}
+	schema, err := read.TableSchema(ctx, w.cfg, tl)
+	if err != nil {
+		return nil, err
+	}
+	c := &commit{w: w, op: OpCluster, in: &Input{Name: "cluster"}, tl: tl, view: view, schema: schema, resume: resume, plan: plan}
+	tasks, err := c.clusterTasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := w.openIndex(ctx, tl, view)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { idx.Close() }()
+	c.idx = idx
+	if err := c.run(ctx, tasks, nil); err != nil {
+		return nil, err
+	}
+	res := &Result{Operation: OpCluster}
+	c.finish(ctx, res)
+	return res, nil
+}
+
+// planClustering plans a clustering of view as Hudi's size-based plan
+// strategy does: per partition, the latest slices smaller than the small
+// file limit, largest first, in groups of at most MaxBytesPerGroup, each
+// written to enough file groups of TargetFileSize; at most MaxGroups
+// groups. A group of one slice is left alone unless sort columns are set
+// (rewriting it would change nothing). File groups a pending replacecommit
+// may replace are left alone. It returns nil when nothing is to cluster.
+func (w *Writer) planClustering(view *read.View, locks *replaceLocks) *timeline.ClusteringPlan {
+	cs := w.settings.Clustering
+	byPartition := map[string][]read.FileSlice{}
+	for _, s := range view.LatestSlices() {
+		if _, locked := locks.locked(s.Partition, s.FileID); locked || s.Size >= cs.SmallFileLimit {
+			continue
+		}
+		byPartition[s.Partition] = append(byPartition[s.Partition], s)
+	}
+	plan := &timeline.ClusteringPlan{StrategyClass: clusteringStrategyClass, StrategyParams: map[string]string{}, PreserveMetadata: true}
+	if len(cs.SortColumns) > 0 {
+		plan.StrategyParams[KeyClusteringSortColumns] = strings.Join(cs.SortColumns, ",")
+	}
+	var group []read.FileSlice
+	var size int64
+	closeGroup := func() {
+		if len(group) > 1 || (len(group) == 1 && len(cs.SortColumns) > 0) {
+			g := timeline.ClusteringGroup{NumOutputFileGroups: int(max((size+cs.TargetFileSize-1)/cs.TargetFileSize, 1)),
+				Metrics: map[string]float64{"TOTAL_IO_READ_MB": float64(size) / (1 << 20), "TOTAL_IO_WRITE_MB": float64(size) / (1 << 20),
+					"TOTAL_IO_MB": 2 * float64(size) / (1 << 20), "TOTAL_LOG_FILE_SIZE": 0, "TOTAL_LOG_FILES": 0}}
+			for _, s := range group {
+				g.Slices = append(g.Slices, timeline.ClusteringSlice{DataFilePath: s.Path, FileID: s.FileID, PartitionPath: s.Partition})
+			}
+			plan.Groups = append(plan.Groups, g)
+		}
+		group, size = nil, 0
+	}
+	for _, p := range slices.Sorted(maps.Keys(byPartition)) {
+		candidates := byPartition[p]
+		slices.SortStableFunc(candidates, func(a, b read.FileSlice) int { return cmp.Compare(b.Size, a.Size) })
+		for _, s := range candidates {
+			if len(group) > 0 && size+s.Size > cs.MaxBytesPerGroup {
+				closeGroup()
+			}
+			group, size = append(group, s), size+s.Size
+		}
+		closeGroup()
+	}
+	if len(plan.Groups) == 0 {
+		return nil
+	}
+	plan.Groups = plan.Groups[:min(len(plan.Groups), cs.MaxGroups)]
+	return plan
+}
+
+// clusterTasks reads the records of each group of the plan, sorts them,
+// and splits them into the group's output file groups: a task each.
+func (c *commit) clusterTasks(ctx context.Context) ([]*fileGroupTask, error) {
+	env, err := c.taskEnv()
+	if err != nil {
+		return nil, err
+	}
+	sortCols, err := c.sortColumns()
+	if err != nil {
+		return nil, err
+	}
+	c.repl = &replacement{groups: map[string][]string{}, set: map[string]bool{}}
+	var tasks []*fileGroupTask
+	for _, g := range c.plan.Groups {
+		var rows []clusteredRow
+		partition := ""
+		for _, s := range g.Slices {
+			fg, ok := c.view.FileGroup(s.PartitionPath, s.FileID)
+			if !ok {
+				return nil, fmt.Errorf("the clustering plan names file group %s of partition %q, which the table does not have", s.FileID, s.PartitionPath)
+			}
+			latest := fg.Latest()
+			more, err := env.readClustered(ctx, latest.Path)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, more...)
+			partition = s.PartitionPath
+			c.repl.groups[s.PartitionPath] = append(c.repl.groups[s.PartitionPath], s.FileID)
+			c.repl.set[groupKey(s.PartitionPath, s.FileID)] = true
+		}
+		slices.SortFunc(rows, func(a, b clusteredRow) int {
+			for _, i := range sortCols {
+				if c := compareNullsFirst(a.values[i], b.values[i]); c != 0 {
+					return c
+				}
+			}
+			return strings.Compare(a.key, b.key)
+		})
+		n := max(g.NumOutputFileGroups, 1)
+		for i := range n {
+			chunk := rows[len(rows)*i/n : len(rows)*(i+1)/n]
+			if len(chunk) == 0 {
+				continue
+			}
+			tasks = append(tasks, &fileGroupTask{partition: partition, fileID: storage.NewFileID(), clustered: chunk})
+		}
+	}
+	return tasks, nil
+}
+
+// clusteredRow is a stored record a clustering rewrites: its values in the
+// file schema of the write, meta fields included if the table has them.
+type clusteredRow struct {
+	key    string
+	values []any
+}
+
+// sortColumns returns the positions of the clustering's sort columns in
+// the rows clusterTasks reads.
+func (c *commit) sortColumns() ([]int, error) {
+	names := c.w.settings.Clustering.SortColumns
+	if c.resume.Time != "" {
+		names = nil // the plan's, which Spark may have made
+		if v := c.plan.StrategyParams[KeyClusteringSortColumns]; v != "" {
+			names = strings.Split(v, ",")
+		}
+	}
+	offset := 0
+	if c.w.cfg.PopulateMetaFields {
+		offset = storage.NumMetaFields
+	}
+	var out []int
+	for _, name := range names {
+		i := c.schema.FieldIndex(strings.TrimSpace(name))
+		if i < 0 {
+			return nil, &RefusedError{fmt.Errorf("%s: column %q is not in the table", KeyClusteringSortColumns, name)}
+		}
+		if err := checkOrderingType(c.schema.Fields[i].Type); err != nil {
+			return nil, &RefusedError{fmt.Errorf("%s: column %q: %w", KeyClusteringSortColumns, name, err)}
+		}
+		out = append(out, offset+i)
+	}
+	return out, nil
+}
+
+// compareNullsFirst compares two values of a sortable column, nulls first.
+func compareNullsFirst(a, b any) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	c, _ := compareOrdering(a, b) // one column, one type: comparable
+	return c
+}
+
+// readClustered reads every record of a base file, converted to the
+// write's file schema.
+func (e *taskEnv) readClustered(ctx context.Context, path string) ([]clusteredRow, error) {
+	bf, err := storage.OpenBaseFile(ctx, e.w.fsys, path)
+	if err != nil {
+		return nil, err
+	}
+	defer bf.Close()
+	if e.keys == nil && !bf.Schema().HasMetaFields() {
+		return nil, fmt.Errorf("base file %s has no Hudi meta fields, but the table has %s=true", path, storage.KeyPopulateMetaFields)
+	}
+	var conv *rowConverter
+	if !parquet.EqualNodes(bf.Parquet().Schema(), e.parquetSchema) {
+		if conv, err = newStoredConverter(e.fileSchema, bf.Schema(), e.w.settings.LossyWidening); err != nil {
+			return nil, fmt.Errorf("base file %s does not fit the table schema: %w", path, err)
+		}
+	}
+	out := make([]clusteredRow, 0, bf.NumRows())
+	rows := bf.Rows(ctx)
+	defer rows.Close()
+	batch := make([]parquet.Row, 1024)
+	for {
+		n, readErr := rows.ReadRows(batch)
+		for _, row := range batch[:n] {
+			values, err := bf.DecodeRow(row)
+			if err != nil {
+				return nil, err
+			}
+			if conv != nil {
+				if values, err = conv.convertRow(values); err != nil {
+					return nil, fmt.Errorf("base file %s: %w", path, err)
+				}
+			}
+			var key string
+			if e.keys != nil {
+				if key, err = e.keys.RecordKey(values); err != nil {
+					return nil, fmt.Errorf("base file %s: %w", path, err)
+				}
+			} else if key, _ = values[storage.MetaRecordKeyPos].(string); key == "" {
+				return nil, fmt.Errorf("base file %s: a row has no %s", path, storage.MetaRecordKey)
+			}
+			out = append(out, clusteredRow{key: key, values: values})
+		}
+		if errors.Is(readErr, io.EOF) {
+			return out, nil
+		}
+		if readErr != nil {
+			return nil, fmt.Errorf("read %s: %w", path, readErr)
+		}
+	}
+}
+
+// writeClustered writes the task's clustered records, which keep their
+// meta fields but the file name (Hudi's clustering preserves them).
+func (m *merger) writeClustered() error {
+	loc := index.Location{PartitionPath: m.task.partition, FileID: m.task.fileID}
+	for _, r := range m.task.clustered {
+		if err := m.writeStored([]byte(r.key), r.values); err != nil {
+			return err
+		}
+		m.puts = append(m.puts, index.Put{Key: r.key, Location: loc})
+		m.inserts++
+	}
+	return nil
+}
