@@ -72,6 +72,14 @@ func laterState(a, b Instant) bool {
 	return a.Action > b.Action
 }
 
+// Less orders instants as Hudi's HoodieInstant.COMPARATOR, as a Timeline
+// holds them (see instantLess).
+func Less(a, b Instant) bool { return instantLess(a, b) }
+
+// SameAction reports whether two actions are one once completed: a
+// compaction completes as a commit, a log compaction as a deltacommit.
+func SameAction(a, b Action) bool { return completedAction(a) == completedAction(b) }
+
 // instantLess orders instants as Hudi's HoodieInstant.COMPARATOR: by time as
 // a string, then by action with compaction counted as commit and log
 // compaction as deltacommit, then by state.
