@@ -454,6 +454,14 @@ func buildRegistry() []Setting {
 				}
 				return nil
 			}},
+		{Key: KeyArchiveAutomatic, Default: "true", Kind: Honoured, Doc: "archive the timeline after every commit (see hoodie.keep.min.commits)",
+			parse: boolean(func(s *Settings) *bool { return &s.Archive.Automatic }, false)},
+		{Key: KeyKeepMinCommits, Default: strconv.Itoa(defaultKeepMin), Kind: Honoured, Doc: "completed commits archival leaves on the active timeline (1 to 1000000; fewer than hoodie.keep.max.commits)",
+			parse: number(func(s *Settings) *int { return &s.Archive.MinCommits }, 1, 1_000_000, "commits")},
+		{Key: KeyKeepMaxCommits, Default: strconv.Itoa(defaultKeepMax), Kind: Honoured, Doc: "completed commits on the active timeline past which archival runs (2 to 1000000)",
+			parse: number(func(s *Settings) *int { return &s.Archive.MaxCommits }, 2, 1_000_000, "commits")},
+		{Key: KeyArchivalBatch, Default: strconv.Itoa(defaultArchivalBatch), Kind: Honoured, Doc: "instants per block of an archive file (1 to 100000)",
+			parse: number(func(s *Settings) *int { return &s.Archive.Batch }, 1, 100_000, "instants")},
 		{Key: KeyPayloadClass, Kind: Honoured, Doc: "must be the table's merge mode's: DefaultHoodieRecordPayload (event-time) or OverwriteWithLatestAvroPayload (commit-time)",
 			parse: checkPayload, agree: agreePayload},
 		{Key: storage.KeyPayloadClass, Kind: Honoured, Doc: "as hoodie.datasource.write.payload.class", parse: checkPayload, agree: agreePayload},
@@ -515,7 +523,8 @@ func buildRegistry() []Setting {
 		{Key: "hoodie.bloom.index.", Kind: Ignored, Doc: "how Spark's bloom index looks keys up; Hoodie finds keys with its own index"},
 		{Key: "hoodie.simple.index.", Kind: Ignored, Doc: "how Spark's simple index looks keys up; Hoodie finds keys with its own index"},
 		{Key: "hoodie.global.simple.index.", Kind: Ignored, Doc: "how Spark's simple index looks keys up; Hoodie finds keys with its own index"},
-		{Key: "hoodie.fail.on.timeline.archiving", Kind: Ignored, Doc: "Hoodie does not archive"},
+		{Key: "hoodie.archive.merge.files.batch.size", Kind: Ignored, Doc: "only with hoodie.archive.merge.enable, which is refused"},
+		{Key: "hoodie.archive.merge.small.file.limit.bytes", Kind: Ignored, Doc: "only with hoodie.archive.merge.enable, which is refused"},
 
 		// Refused: they change a write's result, and Hoodie does not do
 		// what they ask.
@@ -551,12 +560,11 @@ func buildRegistry() []Setting {
 		{Key: "hoodie.clean.async", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not clean a table yet"},
 		{Key: "hoodie.clean.", Kind: Refused, Doc: "Hoodie does not clean a table yet"},
 		{Key: "hoodie.cleaner.", Kind: Refused, Doc: "Hoodie does not clean a table yet, so no file version would be cleaned as this asks"},
-		{Key: "hoodie.archive.automatic", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not archive the timeline yet"},
-		{Key: "hoodie.archive.async", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not archive the timeline yet"},
-		{Key: "hoodie.archive.", Kind: Refused, Doc: "Hoodie does not archive the timeline yet"},
-		{Key: "hoodie.keep.min.commits", Kind: Refused, Doc: "Hoodie does not archive the timeline yet, so every commit stays active"},
-		{Key: "hoodie.keep.max.commits", Kind: Refused, Doc: "Hoodie does not archive the timeline yet, so every commit stays active"},
-		{Key: "hoodie.commits.archival.batch", Kind: Refused, Doc: "Hoodie does not archive the timeline yet"},
+		{Key: "hoodie.fail.on.timeline.archiving", Default: "true", Kind: Refused, Accepted: []string{"true"}, Doc: "an archival that cannot archive an instant fails, archiving and deleting nothing; Hoodie never skips one"},
+		{Key: "hoodie.archive.async", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie archives inline, after the commit (hoodie.archive.automatic), or with hoodiectl archive"},
+		{Key: "hoodie.archive.beyond.savepoint", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie never archives past the oldest savepoint"},
+		{Key: "hoodie.archive.merge.enable", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not merge small archive files"},
+		{Key: "hoodie.archive.", Kind: Refused, Doc: "an archival setting Hoodie does not implement"},
 		{Key: "hoodie.table.services.enabled", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie runs no table services (cleaning, archival, clustering) yet"},
 		{Key: "hoodie.clustering.inline", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not cluster a table yet"},
 		{Key: "hoodie.clustering.async.enabled", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not cluster a table yet"},

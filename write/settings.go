@@ -69,6 +69,8 @@ type Settings struct {
 	// double beyond 2^53), rounding them for good. By default such a write
 	// is refused before anything is written.
 	LossyWidening bool
+	// Archive says when and how much of the timeline archival archives.
+	Archive ArchiveSettings
 	// Props holds every setting given, those above included, for the
 	// pre-commit hook (validators read theirs from it). A write checks
 	// its hoodie.* keys as ParseSettings does, and against the write.
@@ -152,6 +154,9 @@ func (s *Settings) checkProps() error {
 		impossible("%s=%d is over %s=%d: a row group holds whole pages", KeyPageSize, s.PageSize, KeyBlockSize, s.BlockSize)
 	default:
 		s.PageSize = int(s.BlockSize)
+	}
+	if err := s.Archive.check(); err != nil {
+		impossible("%v", err)
 	}
 	return problemsError(problems)
 }

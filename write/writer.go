@@ -173,17 +173,11 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if len(in.Rows) == 0 {
 		return nil, fmt.Errorf("%s: no records", in.displayName())
 	}
-	unlock, err := storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
-	if errors.Is(err, storage.ErrLocked) && ctx.Err() == nil {
-		return nil, &RefusedError{fmt.Errorf("table %w", err)}
-	}
+	unlock, err := w.lockTable(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if w.cfg, err = storage.LoadTableConfig(ctx, w.fsys); err != nil {
-		return nil, err
-	}
 	if err := w.cfg.CheckWritable(); err != nil {
 		return nil, &RefusedError{fmt.Errorf("table %s: %w", w.cfg.Name, err)}
 	}
@@ -279,7 +273,26 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 		return nil, err
 	}
 	c.finish(ctx, res)
+	w.archiveAfterCommit(ctx, res)
 	return res, nil
+}
+
+// lockTable takes the table's writer lock, as the settings say to wait
+// for it (a lock held past the wait is a refusal), and loads the table's
+// configuration.
+func (w *Writer) lockTable(ctx context.Context) (unlock func() error, err error) {
+	unlock, err = storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
+	if errors.Is(err, storage.ErrLocked) && ctx.Err() == nil {
+		return nil, &RefusedError{fmt.Errorf("table %w", err)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if w.cfg, err = storage.LoadTableConfig(ctx, w.fsys); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
 }
 
 // recover rolls back every commit a dead writer left pending and drops

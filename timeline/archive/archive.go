@@ -240,7 +240,7 @@ func (t *Timeline) Instants() []timeline.Instant {
 	var out []timeline.Instant
 	for _, e := range t.entries {
 		in := e.Instant
-		if n := len(out); n > 0 && out[n-1].Time == in.Time && timeline.SameAction(out[n-1].Action, in.Action) {
+		if n := len(out); n > 0 && out[n-1].Time == in.Time && timeline.CompletedAction(out[n-1].Action) == timeline.CompletedAction(in.Action) {
 			out[n-1] = in // sorted by state last: the later state wins
 			continue
 		}
@@ -255,7 +255,7 @@ func (t *Timeline) Instants() []timeline.Instant {
 func (t *Timeline) Completed(ts string, a timeline.Action) (e Entry, ok bool) {
 	i := sort.Search(len(t.entries), func(i int) bool { return t.entries[i].Instant.Time >= ts })
 	for ; i < len(t.entries) && t.entries[i].Instant.Time == ts; i++ {
-		if in := t.entries[i].Instant; in.State == timeline.StateCompleted && timeline.SameAction(in.Action, a) {
+		if in := t.entries[i].Instant; in.State == timeline.StateCompleted && timeline.CompletedAction(in.Action) == timeline.CompletedAction(a) {
 			return t.entries[i], true
 		}
 	}
@@ -282,4 +282,38 @@ func (t *Timeline) CommitMetadata(ts string, a timeline.Action) (*timeline.Repla
 		return nil, fmt.Errorf("archived %s: %w", e.Instant, err)
 	}
 	return m, nil
+}
+
+// Listed is an instant of a table's whole timeline, with where it is.
+type Listed struct {
+	timeline.Instant
+	// Archived is true for an instant of the archived timeline only.
+	Archived bool
+}
+
+// Merged lists the instants of the archived and the active timeline in
+// timeline order, each once: an instant on both (an archival that died
+// before it removed what it archived leaves it so) is listed as active,
+// in its active state.
+func Merged(active *timeline.Timeline, archived *Timeline) []Listed {
+	type key struct {
+		time   string
+		action timeline.Action
+	}
+	onActive := map[key]bool{}
+	act := active.Instants()
+	for _, in := range act {
+		onActive[key{in.Time, timeline.CompletedAction(in.Action)}] = true
+	}
+	out := make([]Listed, 0, len(act)+len(archived.entries))
+	for _, in := range archived.Instants() {
+		if !onActive[key{in.Time, timeline.CompletedAction(in.Action)}] {
+			out = append(out, Listed{Instant: in, Archived: true})
+		}
+	}
+	for _, in := range act {
+		out = append(out, Listed{Instant: in})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return timeline.Less(out[i].Instant, out[j].Instant) })
+	return out
 }

@@ -8,8 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/hamba/avro/v2/ocf"
-
+	"github.com/hoodie-dev/hoodie/internal/avrofile/avrofiletest"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
@@ -24,39 +23,6 @@ func commitJSON(t testing.TB, instant string) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// cleanSchema is Hudi's HoodieCleanMetadata, part of its fields.
-const cleanSchema = `{"type":"record","name":"HoodieCleanMetadata","namespace":"org.apache.hudi.avro.model","fields":[
- {"name":"startCleanTime","type":"string"},{"name":"timeTakenInMillis","type":"long"},{"name":"totalFilesDeleted","type":"int"},
- {"name":"earliestCommitToRetain","type":"string"},{"name":"lastCompletedCommitTimestamp","type":"string","default":""},
- {"name":"partitionMetadata","type":{"type":"map","values":{"type":"record","name":"HoodieCleanPartitionMetadata","fields":[
-  {"name":"partitionPath","type":"string"},{"name":"policy","type":"string"},{"name":"deletePathPatterns","type":{"type":"array","items":"string"}},
-  {"name":"successDeleteFiles","type":{"type":"array","items":"string"}},{"name":"failedDeleteFiles","type":{"type":"array","items":"string"}},
-  {"name":"isPartitionDeleted","type":["null","boolean"],"default":null}]}}},
- {"name":"version","type":["int","null"],"default":1}]}`
-
-func cleanFile(t testing.TB, retain string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	enc, err := ocf.NewEncoder(cleanSchema, &buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = enc.Encode(map[string]any{
-		"startCleanTime": "20240101000009000", "timeTakenInMillis": int64(12), "totalFilesDeleted": int32(1),
-		"earliestCommitToRetain": retain, "lastCompletedCommitTimestamp": "20240101000008000",
-		"partitionMetadata": map[string]any{"p1": map[string]any{"partitionPath": "p1", "policy": "KEEP_LATEST_COMMITS",
-			"deletePathPatterns": []any{"a.parquet"}, "successDeleteFiles": []any{"a.parquet"}, "failedDeleteFiles": []any{}, "isPartitionDeleted": map[string]any{"boolean": false}}},
-		"version": map[string]any{"int": int32(2)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := enc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 func sampleEntries(t testing.TB) []Entry {
@@ -74,7 +40,7 @@ func sampleEntries(t testing.TB) []Entry {
 		add(timeline.Instant{Time: ts, Action: timeline.ActionCommit, State: timeline.StateInflight}, commitJSON(t, ts))
 		add(timeline.Instant{Time: ts, Action: timeline.ActionCommit, State: timeline.StateCompleted}, commitJSON(t, ts))
 	}
-	add(timeline.Instant{Time: "20240101000003000", Action: timeline.ActionClean, State: timeline.StateCompleted}, cleanFile(t, "20240101000002000"))
+	add(timeline.Instant{Time: "20240101000003000", Action: timeline.ActionClean, State: timeline.StateCompleted}, avrofiletest.CleanMetadata(t, "20240101000003000", "20240101000002000"))
 	return out
 }
 

@@ -297,6 +297,9 @@ func conform(s avro.Schema, v any, depth int) (any, error) {
 
 // branchName is the name hamba/avro knows a union branch by.
 func branchName(s avro.Schema) string {
+	if r, ok := s.(*avro.RefSchema); ok {
+		return r.Schema().FullName()
+	}
 	if n, ok := s.(avro.NamedSchema); ok {
 		return n.FullName()
 	}
