@@ -343,3 +343,35 @@ func mustList(t *testing.T, fsys storage.FS) []archivetl.File {
 	}
 	return files
 }
+
+// checkArchived checks, after writes with automatic archival, that the
+// active and the archived timeline together hold each commit once, and
+// that the active one holds no more than the settings allow.
+func checkArchived(t *testing.T, fsys storage.FS, instants []string, a ArchiveSettings) {
+	t.Helper()
+	ctx := context.Background()
+	active, err := timeline.Load(ctx, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch, err := archivetl.Load(ctx, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commits []string
+	archived := 0
+	for _, l := range archivetl.Merged(active, arch) {
+		if l.Action == timeline.ActionCommit && l.State == timeline.StateCompleted {
+			commits = append(commits, l.Time)
+			if l.Archived {
+				archived++
+			}
+		}
+	}
+	if !slices.Equal(commits, instants) {
+		t.Errorf("the active and archived timelines hold commits %v, want %v", commits, instants)
+	}
+	if n := active.CompletedCommits().Len(); n > a.MaxCommits || len(instants) > a.MaxCommits && archived == 0 {
+		t.Errorf("%d commits active, %d archived, of %d; keep.max.commits %d", n, archived, len(instants), a.MaxCommits)
+	}
+}

@@ -88,6 +88,12 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 		// Hudi's default: bulk inserts keep the input's order.
 		settings.BulkInsertSortMode = "NONE"
 	}
+	if seed%2 == 1 {
+		// Archival after every few commits: reads of the latest snapshot
+		// and time travel to archived commits stay right, and the index
+		// catches up across them.
+		settings.Archive = ArchiveSettings{Automatic: true, MinCommits: 2, MaxCommits: 3, Batch: 2}
+	}
 	tt := newTripsTableWith(t, mode, settings, populateMeta)
 	partitions := []string{"americas/brazil", "asia/india", "europe/france"}
 	model := map[string]modelRecord{}
@@ -183,6 +189,9 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 	}
 	for _, in := range instants {
 		checkSnapshot(t, "as of "+in, snapshot(t, tt.fsys, in), history[in], populateMeta)
+	}
+	if settings.Archive.Automatic {
+		checkArchived(t, tt.fsys, instants, settings.Archive)
 	}
 	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
 }
