@@ -64,8 +64,11 @@ def built(spark, hoodie, tmp_path_factory):
     states.append((i, model.copy()))
     out["archive_files"] = sorted(n for n in os.listdir(os.path.join(table, ".hoodie", "archived")) if n.startswith(".commits_.archive."))
     spark.sql(f"CREATE TABLE IF NOT EXISTS archived_case5 USING hudi LOCATION '{table}'")
-    out["spark_archived"] = sorted(r["commit_time"] for r in spark.sql(
-        "CALL show_archived_commits(table => 'archived_case5', limit => 100)").collect())
+    # The procedure's default range is ten days ago to yesterday.
+    rows = spark.sql("CALL show_archived_commits(table => 'archived_case5', limit => 100, "
+                     "start_ts => '00000000000000000', end_ts => '99999999999999999')").collect()
+    out["spark_archived"] = sorted(r["commit_time"] for r in rows)
+    out["spark_archived_bytes"] = {r["commit_time"]: r["total_bytes_written"] for r in rows}
     return out
 
 
@@ -78,8 +81,11 @@ def test_hoodie_archives_in_hudi_format(built):
 
 
 def test_spark_sees_hoodie_archived_commits(built):
+    # Hudi's archived timeline reads Hoodie's archive files and the commit
+    # metadata in them (the bytes each commit wrote).
     instants = [i for i, _ in built["states"]]
     assert set(instants[:6]) <= set(built["spark_archived"]), (built["spark_archived"], instants[:6])
+    assert all(built["spark_archived_bytes"][i] > 0 for i in instants[:6]), built["spark_archived_bytes"]
 
 
 def test_hoodie_lists_spark_archived_commits(hoodie, built):
@@ -93,13 +99,33 @@ def test_hoodie_lists_spark_archived_commits(hoodie, built):
     assert len(archived) > 6
 
 
+ACTIVE_ONLY = ("Hudi 0.15's and hudi-rs's incremental queries read the commits of the active "
+               "timeline only: a window of archived commits gives no rows (Hoodie reads them from the "
+               "files, which are still there)")
+
+
 def cases():
     for reader in READERS:
         for kind in ("snapshot", "time_travel", "incremental"):
-            yield pytest.param(reader, kind, id=f"{reader}-{kind}")
+            marks = []
+            if kind == "incremental" and reader != "hoodie":
+                marks.append(pytest.mark.xfail(strict=True, reason=ACTIVE_ONLY))
+            yield pytest.param(reader, kind, id=f"{reader}-{kind}", marks=marks)
 
 
 @pytest.mark.parametrize("reader,kind", list(cases()))
 def test_readers_across_archived_commits(spark, hoodie, built, reader, kind):
     problems = check_reader(reader, kind, spark, hoodie, built["table"], built["states"], COLUMNS)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("reader", ["spark", "hudi-rs"])
+def test_incremental_of_active_commits(spark, hoodie, built, reader):
+    # Windows of commits still on the active timeline: every reader agrees.
+    tl = [json.loads(line) for line in hoodie.run("timeline", built["table"]).splitlines() if line]
+    first_active = min(r["instant"] for r in tl if r["action"] == "commit")
+    states = [s for s in built["states"] if s[0] >= first_active]
+    problems = check_reader(reader, "incremental", spark, hoodie, built["table"], states, COLUMNS)
+    # The open window from the first instant reaches archived records.
+    problems = [p for p in problems if "(0, latest]" not in p]
     assert not problems, "\n".join(problems)
