@@ -1,10 +1,14 @@
 package write
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -374,4 +378,108 @@ func checkArchived(t *testing.T, fsys storage.FS, instants []string, a ArchiveSe
 	if n := active.CompletedCommits().Len(); n > a.MaxCommits || len(instants) > a.MaxCommits && archived == 0 {
 		t.Errorf("%d commits active, %d archived, of %d; keep.max.commits %d", n, archived, len(instants), a.MaxCommits)
 	}
+}
+
+// TestArchiveKilled runs writes that archive after every commit in a child
+// process, kills it with SIGKILL at several moments, and checks the table
+// each time: every commit once on the two timelines together, the records
+// of exactly the completed commits, and the next write and archival work.
+func TestArchiveKilled(t *testing.T) {
+	if dir := os.Getenv("HOODIE_KILL_ARCHIVER"); dir != "" {
+		killedArchiverChild(dir)
+		return
+	}
+	if testing.Short() {
+		t.Skip("kills child processes; skipped in -short mode")
+	}
+	ctx := context.Background()
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	for _, delay := range []time.Duration{30 * time.Millisecond, 100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestArchiveKilled$")
+		cmd.Env = append(os.Environ(), "HOODIE_KILL_ARCHIVER="+tt.dir)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		time.Sleep(delay)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if line != "writing\n" {
+			t.Fatalf("child said %q", line)
+		}
+		what := fmt.Sprintf("killed after %v", delay)
+		commits := completedCommits(t, tt.fsys)
+		if got := len(snapshot(t, tt.fsys, "")); got != killedBatch*len(commits) {
+			t.Fatalf("%s: %d records for %d completed commits of %d records each", what, got, len(commits), killedBatch)
+		}
+		for _, in := range commits {
+			if n := len(snapshot(t, tt.fsys, in)); n == 0 {
+				t.Fatalf("%s: time travel to %s reads nothing", what, in)
+			}
+		}
+	}
+	if files := mustList(t, tt.fsys); len(files) < 2 {
+		t.Fatalf("the killed children wrote %d archive files; the test needs archivals to kill", len(files))
+	}
+	// The next write rolls back what the killed one left, and archives.
+	tt.w.settings.Archive = ArchiveSettings{Automatic: true, MinCommits: 2, MaxCommits: 3, Batch: 1}
+	before := completedCommits(t, tt.fsys)
+	res := tt.write(OpInsert, tripsInput(trips.NewGenerator(time.Now().UnixNano()).Inserts(killedBatch)))
+	checkArchived(t, tt.fsys, append(before, res.Instant), tt.w.settings.Archive)
+	if tl, err := timeline.Load(ctx, tt.fsys); err != nil || tl.Pending().Len() != 0 {
+		t.Fatalf("after the next write: %v pending (%v)", tl.Pending().Instants(), err)
+	}
+	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
+}
+
+// killedBatch is how many records each write of the killed child inserts.
+const killedBatch = 10
+
+// killedArchiverChild inserts batches into the table in dir, archiving
+// after each commit, until it is killed.
+func killedArchiverChild(dir string) {
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		os.Exit(2)
+	}
+	s := DefaultSettings()
+	s.Archive = ArchiveSettings{Automatic: true, MinCommits: 2, MaxCommits: 3, Batch: 1}
+	w := newTestWriter(fsys, dir, s)
+	gen := trips.NewGenerator(time.Now().UnixNano())
+	fmt.Println("writing")
+	for {
+		if _, err := w.Write(context.Background(), OpInsert, tripsInput(gen.Inserts(killedBatch))); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+	}
+}
+
+// completedCommits lists the completed commits of the active and the
+// archived timeline together, checking each is there once.
+func completedCommits(t *testing.T, fsys storage.FS) []string {
+	t.Helper()
+	ctx := context.Background()
+	active, err := timeline.Load(ctx, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch, err := archivetl.Load(ctx, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range archivetl.Merged(active, arch) {
+		if l.Action == timeline.ActionCommit && l.State == timeline.StateCompleted {
+			if len(out) > 0 && out[len(out)-1] == l.Time {
+				t.Fatalf("commit %s listed twice", l.Time)
+			}
+			out = append(out, l.Time)
+		}
+	}
+	return out
 }
