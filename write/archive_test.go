@@ -102,28 +102,7 @@ func (at *archiveTable) checkReads(t *testing.T, what string) {
 // ones before the active ones. It returns the archived commits.
 func (at *archiveTable) wholeTimeline(t *testing.T, what string) (archived []string) {
 	t.Helper()
-	ctx := context.Background()
-	active, err := timeline.Load(ctx, at.mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	arch, err := archivetl.Load(ctx, at.mem)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	var commits []string
-	for _, l := range archivetl.Merged(active, arch) {
-		if l.Action != timeline.ActionCommit {
-			continue
-		}
-		if l.State != timeline.StateCompleted {
-			t.Fatalf("%s: commit %s is %s", what, l.Time, l.State)
-		}
-		commits = append(commits, l.Time)
-		if l.Archived {
-			archived = append(archived, l.Time)
-		}
-	}
+	commits, archived, active := wholeCommits(t, at.mem)
 	if !slices.Equal(commits, at.instants) {
 		t.Fatalf("%s: the whole timeline holds commits %v, want %v", what, commits, at.instants)
 	}
@@ -353,30 +332,12 @@ func mustList(t *testing.T, fsys storage.FS) []archivetl.File {
 // that the active one holds no more than the settings allow.
 func checkArchived(t *testing.T, fsys storage.FS, instants []string, a ArchiveSettings) {
 	t.Helper()
-	ctx := context.Background()
-	active, err := timeline.Load(ctx, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	arch, err := archivetl.Load(ctx, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var commits []string
-	archived := 0
-	for _, l := range archivetl.Merged(active, arch) {
-		if l.Action == timeline.ActionCommit && l.State == timeline.StateCompleted {
-			commits = append(commits, l.Time)
-			if l.Archived {
-				archived++
-			}
-		}
-	}
+	commits, archived, active := wholeCommits(t, fsys)
 	if !slices.Equal(commits, instants) {
 		t.Errorf("the active and archived timelines hold commits %v, want %v", commits, instants)
 	}
-	if n := active.CompletedCommits().Len(); n > a.MaxCommits || len(instants) > a.MaxCommits && archived == 0 {
-		t.Errorf("%d commits active, %d archived, of %d; keep.max.commits %d", n, archived, len(instants), a.MaxCommits)
+	if n := active.CompletedCommits().Len(); n > a.MaxCommits || len(instants) > a.MaxCommits && len(archived) == 0 {
+		t.Errorf("%d commits active, %d archived, of %d; keep.max.commits %d", n, len(archived), len(instants), a.MaxCommits)
 	}
 }
 
@@ -412,7 +373,7 @@ func TestArchiveKilled(t *testing.T) {
 			t.Fatalf("child said %q", line)
 		}
 		what := fmt.Sprintf("killed after %v", delay)
-		commits := completedCommits(t, tt.fsys)
+		commits, _, _ := wholeCommits(t, tt.fsys)
 		if got := len(snapshot(t, tt.fsys, "")); got != killedBatch*len(commits) {
 			t.Fatalf("%s: %d records for %d completed commits of %d records each", what, got, len(commits), killedBatch)
 		}
@@ -427,7 +388,7 @@ func TestArchiveKilled(t *testing.T) {
 	}
 	// The next write rolls back what the killed one left, and archives.
 	tt.w.settings.Archive = ArchiveSettings{Automatic: true, MinCommits: 2, MaxCommits: 3, Batch: 1}
-	before := completedCommits(t, tt.fsys)
+	before, _, _ := wholeCommits(t, tt.fsys)
 	res := tt.write(OpInsert, tripsInput(trips.NewGenerator(time.Now().UnixNano()).Inserts(killedBatch)))
 	checkArchived(t, tt.fsys, append(before, res.Instant), tt.w.settings.Archive)
 	if tl, err := timeline.Load(ctx, tt.fsys); err != nil || tl.Pending().Len() != 0 {
@@ -459,9 +420,10 @@ func killedArchiverChild(dir string) {
 	}
 }
 
-// completedCommits lists the completed commits of the active and the
-// archived timeline together, checking each is there once.
-func completedCommits(t *testing.T, fsys storage.FS) []string {
+// wholeCommits lists the completed commits of the active and the archived
+// timeline together, and those of the archived one, checking that each is
+// there once; it returns the active timeline too.
+func wholeCommits(t *testing.T, fsys storage.FS) (commits, archived []string, active *timeline.Timeline) {
 	t.Helper()
 	ctx := context.Background()
 	active, err := timeline.Load(ctx, fsys)
@@ -472,14 +434,17 @@ func completedCommits(t *testing.T, fsys storage.FS) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
 	for _, l := range archivetl.Merged(active, arch) {
-		if l.Action == timeline.ActionCommit && l.State == timeline.StateCompleted {
-			if len(out) > 0 && out[len(out)-1] == l.Time {
-				t.Fatalf("commit %s listed twice", l.Time)
-			}
-			out = append(out, l.Time)
+		if l.Action != timeline.ActionCommit || l.State != timeline.StateCompleted {
+			continue
+		}
+		if len(commits) > 0 && commits[len(commits)-1] == l.Time {
+			t.Fatalf("commit %s listed twice", l.Time)
+		}
+		commits = append(commits, l.Time)
+		if l.Archived {
+			archived = append(archived, l.Time)
 		}
 	}
-	return out
+	return commits, archived, active
 }
