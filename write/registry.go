@@ -565,7 +565,7 @@ func buildRegistry() []Setting {
 		{Key: "hoodie.archive.beyond.savepoint", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie never archives past the oldest savepoint"},
 		{Key: "hoodie.archive.merge.enable", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not merge small archive files"},
 		{Key: "hoodie.archive.", Kind: Refused, Doc: "an archival setting Hoodie does not implement"},
-		{Key: "hoodie.table.services.enabled", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie runs no table services (cleaning, archival, clustering) yet"},
+		{Key: "hoodie.table.services.enabled", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie runs no inline compaction or clustering; as in Hudi, it does not stop archival (hoodie.archive.automatic)"},
 		{Key: "hoodie.clustering.inline", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not cluster a table yet"},
 		{Key: "hoodie.clustering.async.enabled", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not cluster a table yet"},
 		{Key: "hoodie.clustering.schedule.inline", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not cluster a table yet"},
