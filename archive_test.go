@@ -7,8 +7,8 @@ import (
 
 	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
-	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/write"
 )
