@@ -114,3 +114,25 @@ func archivedTable(b *testing.B, n int) storage.FS {
 	}
 	return fsys
 }
+
+// BenchmarkArchiveAfterCommit is what a write's automatic archival costs
+// when there is nothing to archive, as after most commits: on the
+// 1,000-commit table of BenchmarkLoadTimelineAndView.
+func BenchmarkArchiveAfterCommit(b *testing.B) {
+	ctx := context.Background()
+	fsys := archivedTable(b, 1000)
+	w := NewWriter(fsys, Options{Local: time.UTC})
+	if _, err := w.Archive(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		res, err := w.archive(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Archived) != 0 {
+			b.Fatalf("archived %d instants", len(res.Archived))
+		}
+	}
+}
