@@ -355,7 +355,9 @@ func TestArchiveKilled(t *testing.T) {
 	}
 	ctx := context.Background()
 	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
-	for _, delay := range []time.Duration{30 * time.Millisecond, 100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second} {
+	// Each child is killed after a few commits, a moment into the next
+	// one (its write, or the archival after it).
+	for round, delay := range []time.Duration{0, 5 * time.Millisecond, 15 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestArchiveKilled$")
 		cmd.Env = append(os.Environ(), "HOODIE_KILL_ARCHIVER="+tt.dir)
 		out, err := cmd.StdoutPipe()
@@ -365,13 +367,17 @@ func TestArchiveKilled(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		line, _ := bufio.NewReader(out).ReadString('\n')
+		lines := bufio.NewReader(out)
+		for range round + 2 {
+			if line, _ := lines.ReadString('\n'); line != "committed\n" {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("child said %q", line)
+			}
+		}
 		time.Sleep(delay)
 		cmd.Process.Kill()
 		cmd.Wait()
-		if line != "writing\n" {
-			t.Fatalf("child said %q", line)
-		}
 		what := fmt.Sprintf("killed after %v", delay)
 		commits, _, _ := wholeCommits(t, tt.fsys)
 		if got := len(snapshot(t, tt.fsys, "")); got != killedBatch*len(commits) {
@@ -411,12 +417,12 @@ func killedArchiverChild(dir string) {
 	s.Archive = ArchiveSettings{Automatic: true, MinCommits: 2, MaxCommits: 3, Batch: 1}
 	w := newTestWriter(fsys, dir, s)
 	gen := trips.NewGenerator(time.Now().UnixNano())
-	fmt.Println("writing")
 	for {
 		if _, err := w.Write(context.Background(), OpInsert, tripsInput(gen.Inserts(killedBatch))); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(3)
 		}
+		fmt.Println("committed")
 	}
 }
 
