@@ -116,11 +116,13 @@ class Hoodie:
             args += ["--schema", path]
         self.run(*args)
 
-    def write(self, op, table, records):
+    def write(self, op, table, records, settings=None):
         """Runs a write (insert, bulk-insert, upsert, delete, soft-delete) of
-        records given as dicts; returns its instant, or None when it committed
-        nothing."""
+        records given as dicts, with hoodie.* settings (--set); returns its
+        instant, or None when it committed nothing."""
         args = [op, table]
+        for k, v in (settings or {}).items():
+            args += ["--set", f"{k}={v}"]
         text = "".join(json.dumps(r) + "\n" for r in records)
         out = self.run(*args, stdin=text).strip().splitlines()
         return out[-1] if out and re.fullmatch(r"\d{17}", out[-1]) else None

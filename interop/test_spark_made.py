@@ -219,3 +219,19 @@ def test_timestamp_keygen_write_refused(tables):
     (a refused write, nothing committed), with what the user can do."""
     err = tables["timestamp-keygen"].get("write_error", "")
     assert "exit 1:" in err and "does not write them" in err, err
+
+
+def test_hoodie_reads_spark_archive(hoodie, tables):
+    """hoodiectl lists the instants Spark's archiver moved to
+    .hoodie/archived with the active ones: every commit once, the archived
+    ones with the counts their archived metadata keeps."""
+    import json
+
+    entry = tables["mdt-clean-archive"]
+    assert "spark_error" not in entry, entry.get("spark_error")
+    rows = [json.loads(line) for line in hoodie.run("timeline", entry["table"], "--archived").splitlines() if line]
+    commits = [r["instant"] for r in rows if r["action"] == "commit" and r["state"] == "completed"]
+    assert commits == sorted(set(commits)), commits
+    assert len(commits) == 12 + ("instant" in entry), commits
+    archived = [r for r in rows if r["archived"] and r["action"] == "commit"]
+    assert archived and all(r["writes"] > 0 and r["operation"] in ("insert", "upsert") for r in archived), archived

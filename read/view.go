@@ -108,7 +108,10 @@ func (v *View) FileGroup(partition, fileID string) (*FileGroup, bool) {
 // completed commit or replacecommit at or before asOf whose metadata lists
 // the file (so leftovers of failed task attempts are ignored), or when the
 // instant is older than the first completed write of the active timeline
-// (its commit was archived) and not pending.
+// (its commit was archived) and not pending. Time travel to an instant
+// older than the active timeline also reads the archived timeline: a file
+// of an archived commit must then be one its archived metadata lists, and
+// the file groups archived replacecommits replaced are left out.
 func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf string) (*View, error) {
 	writes := tl.CompletedCommits()
 	if asOf != "" {
@@ -148,6 +151,15 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 	archivedVisible := func(instant string) bool {
 		return firstActive != "" && instant < firstActive && (asOf == "" || instant <= asOf) && !pending.Contains(instant)
 	}
+	// Time travel to before the active timeline takes the archived
+	// commits' metadata too (see archivedWrites).
+	var archived *archivedWrites
+	if asOf != "" && asOf < firstActive {
+		var err error
+		if archived, err = loadArchivedWrites(ctx, fsys, asOf); err != nil {
+			return nil, err
+		}
+	}
 
 	partitions, err := ListPartitions(ctx, fsys)
 	if err != nil {
@@ -179,7 +191,7 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 				if !paths[rel] {
 					continue
 				}
-			} else if !archivedVisible(name.InstantTime) {
+			} else if !archivedVisible(name.InstantTime) || !archived.admits(name.InstantTime, rel, part+"/"+name.FileID) {
 				continue
 			}
 			key := part + "/" + name.FileID

@@ -10,6 +10,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/fixtures"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
+	"github.com/hoodie-dev/hoodie/timeline/archive"
 )
 
 func loadFixtureView(t *testing.T, dir, asOf string) *View {
@@ -172,5 +173,49 @@ func TestViewFindsBaseFormatPartitionMetadata(t *testing.T) {
 	v := loadFixtureView(t, dir, "")
 	if got := v.Partitions(); !reflect.DeepEqual(got, []string{"10", "20", "30"}) {
 		t.Errorf("partitions %q, want 10, 20 and 30", got)
+	}
+}
+
+// Time travel to an archived commit takes its archived metadata: a file
+// of a failed task attempt of that commit, which its metadata does not
+// list, stays out as it does while the commit is active.
+func TestViewAsOfArchivedCommitReadsTheArchive(t *testing.T) {
+	ctx := context.Background()
+	dir := fixtures.Unzip(t, "v6_nonpartitioned")
+	first := "20240418173550988"
+	want := slicePaths(loadFixtureView(t, dir, first))
+	fsys, err := storage.NewLocalFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []archive.Entry
+	for _, in := range []timeline.Instant{
+		{Time: first, Action: timeline.ActionCommit, State: timeline.StateRequested},
+		{Time: first, Action: timeline.ActionCommit, State: timeline.StateInflight},
+		{Time: first, Action: timeline.ActionCommit, State: timeline.StateCompleted},
+	} {
+		p, _ := in.Path()
+		data, err := fsys.ReadFile(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := archive.NewEntry(in, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, e)
+		if err := fsys.Remove(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := archive.Append(ctx, fsys, entries, 10); err != nil {
+		t.Fatal(err)
+	}
+	leftover := "a079bdb3-731c-4894-b855-abfcd6921007-0_0-999-999_" + first + ".parquet"
+	if err := os.WriteFile(filepath.Join(dir, leftover), []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := slicePaths(loadFixtureView(t, dir, first)); !reflect.DeepEqual(got, want) {
+		t.Errorf("as of archived commit %s\n got %q\nwant %q", first, got, want)
 	}
 }

@@ -72,6 +72,15 @@ func laterState(a, b Instant) bool {
 	return a.Action > b.Action
 }
 
+// Less orders instants as Hudi's HoodieInstant.COMPARATOR, as a Timeline
+// holds them (see instantLess).
+func Less(a, b Instant) bool { return instantLess(a, b) }
+
+// CompletedAction is the action an instant of action a has once
+// completed: a compaction completes as a commit, a log compaction as a
+// deltacommit, any other action as itself.
+func CompletedAction(a Action) Action { return completedAction(a) }
+
 // instantLess orders instants as Hudi's HoodieInstant.COMPARATOR: by time as
 // a string, then by action with compaction counted as commit and log
 // compaction as deltacommit, then by state.

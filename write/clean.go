@@ -78,10 +78,7 @@ func (w *Writer) Clean(ctx context.Context) (*CleanResult, error) {
 // and checks the settings and that the table is writable, as a write does
 // before it changes anything.
 func (w *Writer) lockForService(ctx context.Context) (unlock func() error, err error) {
-	unlock, err = storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
-	if errors.Is(err, storage.ErrLocked) && ctx.Err() == nil {
-		return nil, &RefusedError{fmt.Errorf("table %w", err)}
-	}
+	unlock, err = w.lockTable(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -90,9 +87,6 @@ func (w *Writer) lockForService(ctx context.Context) (unlock func() error, err e
 			_ = unlock()
 		}
 	}()
-	if w.cfg, err = storage.LoadTableConfig(ctx, w.fsys); err != nil {
-		return nil, err
-	}
 	if err := w.cfg.CheckWritable(); err != nil {
 		return nil, &RefusedError{fmt.Errorf("table %s: %w", w.cfg.Name, err)}
 	}

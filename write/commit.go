@@ -491,4 +491,5 @@ func (c *commit) finish(ctx context.Context, res *Result) {
 	// The services that follow a commit, as Hudi's postCommit runs them:
 	// after every kind of write, replacecommits included.
 	w.cleanAfterCommit(ctx, res)
+	w.archiveAfterCommit(ctx, res)
 }

@@ -531,6 +531,8 @@ func tableWithoutSmallFiles(t *testing.T) (*testTable, Settings) {
 	t.Helper()
 	settings := DefaultSettings()
 	settings.SmallFileLimit = 0
+	// The tests archive by hand (archive), what and when they need.
+	settings.Archive.Automatic = false
 	return newTripsTable(t, storage.MergeEventTime, settings), settings
 }
 

@@ -105,6 +105,12 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 	case 3:
 		settings.Cleaner.Automatic = false
 	}
+	if seed%2 == 1 {
+		// Archival after every few commits: reads of the latest snapshot
+		// and time travel to archived commits stay right, and the index
+		// catches up across them.
+		settings.Archive = ArchiveSettings{Automatic: true, MinCommits: 2, MaxCommits: 3, Batch: 2}
+	}
 	tt := newTripsTableWith(t, mode, settings, populateMeta)
 	model := map[string]modelRecord{}
 	history := map[string]map[string]modelRecord{} // instant -> snapshot
@@ -274,6 +280,9 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 	}
 	if gone == 0 {
 		t.Errorf("no past snapshot of %d was cleaned", len(instants))
+	}
+	if settings.Archive.Automatic {
+		checkArchived(t, tt.fsys, instants, settings.Archive)
 	}
 	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
 }

@@ -443,7 +443,7 @@ func buildRegistry() []Setting {
 				s.LockTimeout = time.Duration(n) * time.Millisecond
 				return nil
 			}},
-		{Key: "hoodie.table.services.enabled", Default: "true", Kind: Honoured, Doc: "false turns off every table service that runs after a commit (the automatic cleaner)",
+		{Key: "hoodie.table.services.enabled", Default: "true", Kind: Honoured, Doc: "false turns off the table services that run after a commit (the automatic cleaner and archival), as in Hudi",
 			parse: boolean(func(s *Settings) *bool { return &s.TableServices }, false)},
 		{Key: "hoodie.clean.automatic", Default: "true", Kind: Honoured, Doc: "runs the cleaner after each commit (see services.md)",
 			parse: boolean(func(s *Settings) *bool { return &s.Cleaner.Automatic }, false)},
@@ -493,6 +493,14 @@ func buildRegistry() []Setting {
 				}
 				return nil
 			}},
+		{Key: KeyArchiveAutomatic, Default: "true", Kind: Honoured, Doc: "archive the timeline after every commit (see hoodie.keep.min.commits)",
+			parse: boolean(func(s *Settings) *bool { return &s.Archive.Automatic }, false)},
+		{Key: KeyKeepMinCommits, Default: strconv.Itoa(defaultKeepMin), Kind: Honoured, Doc: "completed commits archival leaves on the active timeline (1 to 1000000; fewer than hoodie.keep.max.commits)",
+			parse: number(func(s *Settings) *int { return &s.Archive.MinCommits }, 1, 1_000_000, "commits")},
+		{Key: KeyKeepMaxCommits, Default: strconv.Itoa(defaultKeepMax), Kind: Honoured, Doc: "completed commits on the active timeline past which archival runs (2 to 1000000)",
+			parse: number(func(s *Settings) *int { return &s.Archive.MaxCommits }, 2, 1_000_000, "commits")},
+		{Key: KeyArchivalBatch, Default: strconv.Itoa(defaultArchivalBatch), Kind: Honoured, Doc: "instants per block of an archive file (1 to 100000)",
+			parse: number(func(s *Settings) *int { return &s.Archive.Batch }, 1, 100_000, "instants")},
 		{Key: KeyPayloadClass, Kind: Honoured, Doc: "must be the table's merge mode's: DefaultHoodieRecordPayload (event-time) or OverwriteWithLatestAvroPayload (commit-time)",
 			parse: checkPayload, agree: agreePayload},
 		{Key: storage.KeyPayloadClass, Kind: Honoured, Doc: "as hoodie.datasource.write.payload.class", parse: checkPayload, agree: agreePayload},
@@ -556,7 +564,8 @@ func buildRegistry() []Setting {
 		{Key: "hoodie.bloom.index.", Kind: Ignored, Doc: "how Spark's bloom index looks keys up; Hoodie finds keys with its own index"},
 		{Key: "hoodie.simple.index.", Kind: Ignored, Doc: "how Spark's simple index looks keys up; Hoodie finds keys with its own index"},
 		{Key: "hoodie.global.simple.index.", Kind: Ignored, Doc: "how Spark's simple index looks keys up; Hoodie finds keys with its own index"},
-		{Key: "hoodie.fail.on.timeline.archiving", Kind: Ignored, Doc: "Hoodie does not archive"},
+		{Key: "hoodie.archive.merge.files.batch.size", Kind: Ignored, Doc: "only with hoodie.archive.merge.enable, which is refused"},
+		{Key: "hoodie.archive.merge.small.file.limit.bytes", Kind: Ignored, Doc: "only with hoodie.archive.merge.enable, which is refused"},
 
 		// Refused: they change a write's result, and Hoodie does not do
 		// what they ask.
@@ -592,17 +601,16 @@ func buildRegistry() []Setting {
 		{Key: "hoodie.cleaner.delete.bootstrap.base.file", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not bootstrap tables, so there is no bootstrap base file to clean"},
 		{Key: "hoodie.clean.", Kind: Refused, Doc: "a cleaner setting Hoodie does not implement"},
 		{Key: "hoodie.cleaner.", Kind: Refused, Doc: "a cleaner setting Hoodie does not implement"},
-		{Key: "hoodie.archive.automatic", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not archive the timeline yet"},
-		{Key: "hoodie.archive.async", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not archive the timeline yet"},
-		{Key: "hoodie.archive.", Kind: Refused, Doc: "Hoodie does not archive the timeline yet"},
-		{Key: "hoodie.keep.min.commits", Kind: Refused, Doc: "Hoodie does not archive the timeline yet, so every commit stays active"},
-		{Key: "hoodie.keep.max.commits", Kind: Refused, Doc: "Hoodie does not archive the timeline yet, so every commit stays active"},
-		{Key: "hoodie.commits.archival.batch", Kind: Refused, Doc: "Hoodie does not archive the timeline yet"},
 		{Key: "hoodie.clustering.inline", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie clusters a table only when asked to (hoodiectl cluster)"},
 		{Key: "hoodie.clustering.async.enabled", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie clusters a table only when asked to (hoodiectl cluster)"},
 		{Key: "hoodie.clustering.schedule.inline", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie clusters a table only when asked to (hoodiectl cluster), planning and running it at once"},
 		{Key: "hoodie.clustering.", Kind: Refused, Doc: "Hoodie's clustering has Hudi's size-based plan strategy and sort-and-size execution strategy only, with the settings above"},
 		{Key: "hoodie.layout.optimize.", Kind: Refused, Doc: "Hoodie's clustering sorts records linearly by the sort columns; it has no z-order or Hilbert curve layouts"},
+		{Key: "hoodie.fail.on.timeline.archiving", Default: "true", Kind: Refused, Accepted: []string{"true"}, Doc: "an archival that cannot archive an instant fails, archiving and deleting nothing; Hoodie never skips one"},
+		{Key: "hoodie.archive.async", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie archives inline, after the commit (hoodie.archive.automatic), or with hoodiectl archive"},
+		{Key: "hoodie.archive.beyond.savepoint", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie never archives past the oldest savepoint"},
+		{Key: "hoodie.archive.merge.enable", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not merge small archive files"},
+		{Key: "hoodie.archive.", Kind: Refused, Doc: "an archival setting Hoodie does not implement"},
 		{Key: "hoodie.metadata.enable", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not write Hudi's metadata table"},
 		{Key: "hoodie.metadata.", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not write Hudi's metadata table or its indexes"},
 		{Key: "hoodie.datasource.hive_sync.enable", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not sync tables to Hive"},

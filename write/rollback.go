@@ -109,17 +109,11 @@ func completedRollbackOf(ctx context.Context, tl *timeline.Timeline, instant str
 // are completed or rolled back (see recover) and Spark's metadata table is
 // dropped (see dropMetadataTable), with the timeline then.
 func (w *Writer) asService(ctx context.Context, fn func(tl *timeline.Timeline) error) error {
-	unlock, err := storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
-	if errors.Is(err, storage.ErrLocked) && ctx.Err() == nil {
-		return &RefusedError{fmt.Errorf("table %w", err)}
-	}
+	unlock, err := w.lockTable(ctx)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if w.cfg, err = storage.LoadTableConfig(ctx, w.fsys); err != nil {
-		return err
-	}
 	if err := w.cfg.CheckWritable(); err != nil {
 		return &RefusedError{fmt.Errorf("table %s: %w", w.cfg.Name, err)}
 	}

@@ -77,6 +77,8 @@ type Settings struct {
 	TableServices bool
 	// Clustering are the settings of Writer.Cluster.
 	Clustering ClusteringSettings
+	// Archive says when and how much of the timeline archival archives.
+	Archive ArchiveSettings
 	// Props holds every setting given, those above included, for the
 	// pre-commit hook (validators read theirs from it). A write checks
 	// its hoodie.* keys as ParseSettings does, and against the write.
@@ -160,6 +162,9 @@ func (s *Settings) checkProps() error {
 		impossible("%s=%d is over %s=%d: a row group holds whole pages", KeyPageSize, s.PageSize, KeyBlockSize, s.BlockSize)
 	default:
 		s.PageSize = int(s.BlockSize)
+	}
+	if err := s.Archive.check(); err != nil {
+		impossible("%v", err)
 	}
 	return problemsError(problems)
 }

@@ -301,14 +301,29 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	return res, nil
 }
 
-// begin takes the table's writer lock for a write of op, loads the table's
-// configuration, checks that op may write it, and rolls back what failed
-// writers left. The caller must call unlock, once begin returned no error.
-func (w *Writer) begin(ctx context.Context, op Operation) (_ func() error, err error) {
-	unlock, err := storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
+// lockTable takes the table's writer lock, as the settings say to wait
+// for it (a lock held past the wait is a refusal), and loads the table's
+// configuration.
+func (w *Writer) lockTable(ctx context.Context) (unlock func() error, err error) {
+	unlock, err = storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
 	if errors.Is(err, storage.ErrLocked) && ctx.Err() == nil {
 		return nil, &RefusedError{fmt.Errorf("table %w", err)}
 	}
+	if err != nil {
+		return nil, err
+	}
+	if w.cfg, err = storage.LoadTableConfig(ctx, w.fsys); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// begin takes the table's writer lock for a write of op (see lockTable),
+// checks that op may write the table, and rolls back what failed writers
+// left. The caller must call unlock, once begin returned no error.
+func (w *Writer) begin(ctx context.Context, op Operation) (_ func() error, err error) {
+	unlock, err := w.lockTable(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -317,9 +332,6 @@ func (w *Writer) begin(ctx context.Context, op Operation) (_ func() error, err e
 			unlock()
 		}
 	}()
-	if w.cfg, err = storage.LoadTableConfig(ctx, w.fsys); err != nil {
-		return nil, err
-	}
 	if err := w.cfg.CheckWritable(); err != nil {
 		return nil, &RefusedError{fmt.Errorf("table %s: %w", w.cfg.Name, err)}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
+	"github.com/hoodie-dev/hoodie/timeline/archive"
 )
 
 // instantRow is one line of `hoodiectl timeline`.
@@ -24,12 +25,16 @@ type instantRow struct {
 	Deletes *int64 `json:"deletes,omitempty"`
 	Files   *int   `json:"files,omitempty"`
 	Bytes   *int64 `json:"bytes,omitempty"`
+	// Archived marks, with --archived, an instant of the archived
+	// timeline; the others are active.
+	Archived *bool `json:"archived,omitempty"`
 }
 
 func newTimelineCommand(io streams) *cobra.Command {
 	var format string
+	var archived bool
 	cmd := &cobra.Command{
-		Use:   "timeline TABLE [--format jsonl|table]",
+		Use:   "timeline TABLE [--archived] [--format jsonl|table]",
 		Short: "List the table's instants, with each completed write's operation and counts",
 		Long: `timeline lists every instant of the table's active timeline in time order:
 its time (yyyyMMddHHmmssSSS), action (commit, replacecommit, clean, rollback...)
@@ -40,20 +45,26 @@ written, inserted, updated and deleted, files written and bytes.
 An instant time is a wall-clock time in the table's timeline zone
 (hoodie.table.timeline.timezone): UTC for tables hoodiectl created, the local
 time of the machine that wrote it for tables without the property (Hudi's
-default, LOCAL, as Spark creates them).`,
+default, LOCAL, as Spark creates them).
+
+With --archived it lists the instants archival moved to .hoodie/archived
+too, with the active ones, in time order, each once: every line then says
+"archived": true or false (an ARCHIVED column in the table format). The
+counts of an archived write come from the metadata the archive keeps.`,
 		Example: `  hoodiectl timeline /tmp/trips
-  hoodiectl timeline /tmp/trips --format table`,
+  hoodiectl timeline /tmp/trips --format table
+  hoodiectl timeline /tmp/trips --archived`,
 		Args: exactArgs(1, "TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format, "jsonl", "table"); err != nil {
 				return err
 			}
-			rows, err := timelineRows(cmd.Context(), args[0])
+			rows, err := timelineRows(cmd.Context(), args[0], archived)
 			if err != nil {
 				return err
 			}
 			if format == "table" {
-				return writeTimelineTable(io, rows)
+				return writeTimelineTable(io, rows, archived)
 			}
 			out := newJSONLines(io.out)
 			for _, r := range rows {
@@ -65,6 +76,7 @@ default, LOCAL, as Spark creates them).`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "jsonl", "output format: jsonl or table")
+	cmd.Flags().BoolVar(&archived, "archived", false, "list the archived instants too, each marked archived or not")
 	return cmd
 }
 
@@ -82,7 +94,9 @@ func openTable(ctx context.Context, path string) (storage.FS, *storage.TableConf
 	return fsys, cfg, nil
 }
 
-func timelineRows(ctx context.Context, path string) ([]instantRow, error) {
+// timelineRows lists the active timeline's instants, and with archived
+// the archived timeline's too.
+func timelineRows(ctx context.Context, path string, archived bool) ([]instantRow, error) {
 	fsys, _, err := openTable(ctx, path)
 	if err != nil {
 		return nil, err
@@ -91,12 +105,34 @@ func timelineRows(ctx context.Context, path string) ([]instantRow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", path, err)
 	}
-	rows := make([]instantRow, 0, tl.Len())
-	for _, in := range tl.Instants() {
+	listed := make([]archive.Listed, 0, tl.Len())
+	arch := &archive.Timeline{}
+	if archived {
+		if arch, err = archive.Load(ctx, fsys); err != nil {
+			return nil, fmt.Errorf("table %s: %w", path, err)
+		}
+		listed = archive.Merged(tl, arch)
+	} else {
+		for _, in := range tl.Instants() {
+			listed = append(listed, archive.Listed{Instant: in})
+		}
+	}
+	rows := make([]instantRow, 0, len(listed))
+	for _, l := range listed {
+		in := l.Instant
 		row := instantRow{Instant: in.Time, Action: string(in.Action), State: in.State.String()}
+		if archived {
+			row.Archived = &l.Archived
+		}
 		if in.State == timeline.StateCompleted && isWriteAction(in.Action) {
-			meta, err := tl.ReadCommitMetadata(ctx, in)
-			if err != nil {
+			var meta *timeline.CommitMetadata
+			if l.Archived {
+				m, err := arch.CommitMetadata(in.Time, in.Action)
+				if err != nil {
+					return nil, fmt.Errorf("table %s: %w", path, err)
+				}
+				meta = &m.CommitMetadata
+			} else if meta, err = tl.ReadCommitMetadata(ctx, in); err != nil {
 				return nil, fmt.Errorf("table %s: %w", path, err)
 			}
 			totals := meta.Totals()
@@ -114,7 +150,7 @@ func isWriteAction(a timeline.Action) bool {
 	return a == timeline.ActionCommit || a == timeline.ActionReplaceCommit || a == timeline.ActionDeltaCommit
 }
 
-func writeTimelineTable(io streams, rows []instantRow) error {
+func writeTimelineTable(io streams, rows []instantRow, archived bool) error {
 	cells := make([][]string, len(rows))
 	num := func(p *int64) string {
 		if p == nil {
@@ -128,6 +164,13 @@ func writeTimelineTable(io streams, rows []instantRow) error {
 			files = strconv.Itoa(*r.Files)
 		}
 		cells[i] = []string{r.Instant, r.Action, r.State, r.Operation, num(r.Writes), num(r.Inserts), num(r.Updates), num(r.Deletes), files, num(r.Bytes)}
+		if archived {
+			cells[i] = append(cells[i], strconv.FormatBool(r.Archived != nil && *r.Archived))
+		}
 	}
-	return writeTable(io.out, []string{"INSTANT", "ACTION", "STATE", "OPERATION", "WRITES", "INSERTS", "UPDATES", "DELETES", "FILES", "BYTES"}, cells)
+	header := []string{"INSTANT", "ACTION", "STATE", "OPERATION", "WRITES", "INSERTS", "UPDATES", "DELETES", "FILES", "BYTES"}
+	if archived {
+		header = append(header, "ARCHIVED")
+	}
+	return writeTable(io.out, header, cells)
 }

@@ -214,6 +214,7 @@ nothing committed, 2 a wrong command line, 3 any other error.`,
 	root.AddCommand(
 		newInitCommand(io),
 		newTimelineCommand(io),
+		newArchiveCommand(io),
 		newQuickstartCommand(io),
 		newReadCommand(io),
 		newQueryCommand(io),

@@ -443,3 +443,32 @@ func (d *decoder) value(n *node, depth int) (any, error) {
 	}
 	return nil, fmt.Errorf("type %q", n.kind)
 }
+
+// Schema is a parsed Avro schema, for decoding datums written without an
+// object container file around them (as Hudi's log blocks hold records,
+// with the schema in the block's header).
+type Schema struct{ root *node }
+
+// ParseSchema parses an Avro schema in its JSON form, taken as it is (see
+// the package documentation).
+func ParseSchema(text []byte) (*Schema, error) {
+	root, err := parseSchema(text)
+	if err != nil {
+		return nil, fmt.Errorf("avro schema: %w", err)
+	}
+	return &Schema{root: root}, nil
+}
+
+// Decode decodes one datum of the schema from data, in Avro's binary
+// encoding, into the Go types Read gives. The datum must take all of data.
+func (s *Schema) Decode(data []byte) (any, error) {
+	d := newDecoder(data)
+	v, err := d.value(s.root, 0)
+	if err != nil {
+		return nil, fmt.Errorf("avro: %w", err)
+	}
+	if d.pos != len(data) {
+		return nil, fmt.Errorf("avro: %d bytes left after the datum", len(data)-d.pos)
+	}
+	return v, nil
+}
