@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/damage"
 	"github.com/hoodie-dev/hoodie/storage"
@@ -69,9 +70,77 @@ func TestRandomWorkloads(t *testing.T) {
 	t.Run("no-meta-fields/seed4", func(t *testing.T) {
 		runModel(t, storage.MergeEventTime, 4, 25, false)
 	})
+	// A table of Hudi's timestamp-based key generator: partition values
+	// are date-times, and two of them share a day's folder.
+	t.Run("timestamp-keygen/seed5", func(t *testing.T) {
+		runModelOn(t, storage.MergeEventTime, 5, 25, timestampModelTable(t))
+	})
+}
+
+// modelTable is the table a randomized run writes: the partition values
+// its rows take, and the folder each goes to.
+type modelTable struct {
+	partitions []string
+	folder     func(value string) string
+	meta       bool
+	// create, if not nil, makes the table instead of newTripsTableWith.
+	create func(t *testing.T, mode storage.MergeMode, settings Settings) *testTable
+}
+
+// timestampModelTable is a trips table partitioned by Hudi's
+// timestamp-based key generator: partitionpath holds "yyyy-MM-dd
+// HH:mm:ss" date-times, whose day is the folder, yyyy/MM/dd (one folder
+// each, escaped, as the table URL-encodes partition paths).
+func timestampModelTable(t *testing.T) modelTable {
+	folders := map[string]string{
+		"2024-01-02 13:30:00": "2024%2F01%2F02", "2024-01-02 23:59:59": "2024%2F01%2F02", "2023-12-31 00:00:00": "2023%2F12%2F31",
+	}
+	return modelTable{
+		partitions: []string{"2024-01-02 13:30:00", "2024-01-02 23:59:59", "2023-12-31 00:00:00"},
+		folder: func(v string) string {
+			if f, ok := folders[v]; ok {
+				return f
+			}
+			t.Fatalf("no folder for %q", v)
+			return ""
+		},
+		meta: true,
+		create: func(t *testing.T, mode storage.MergeMode, settings Settings) *testTable {
+			dir := t.TempDir()
+			fsys, err := storage.NewLocalFS(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.KeyGeneratorClass = storage.TimestampBasedKeyGenerator
+			cfg.Extra.Set(KeyTimestampInputFormat, "yyyy-MM-dd HH:mm:ss")
+			cfg.Extra.Set(KeyTimestampOutputFormat, "yyyy/MM/dd")
+			cfg.Extra.Set(KeyTimestampZone, "UTC")
+			if err := storage.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			// As Spark 0.15, the table does not keep the timestamp type:
+			// every write gives it.
+			settings.Props = storage.NewProperties()
+			settings.Props.Set(KeyTimestampType, "DATE_STRING")
+			return &testTable{t: t, dir: dir, fsys: fsys, w: newTestWriter(fsys, dir, settings)}
+		},
+	}
 }
 
 func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, populateMeta bool) {
+	runModelOn(t, mode, seed, steps, modelTable{
+		partitions: []string{"americas/brazil", "asia/india", "europe/france"},
+		folder:     storage.EscapePartitionValue,
+		meta:       populateMeta,
+	})
+}
+
+func runModelOn(t *testing.T, mode storage.MergeMode, seed uint64, steps int, table modelTable) {
+	populateMeta := table.meta
 	rng := rand.New(rand.NewPCG(seed, seed*7919))
 	settings := DefaultSettings()
 	// Small files, so that inserts spread over several file groups and fill
@@ -88,8 +157,13 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 		// Hudi's default: bulk inserts keep the input's order.
 		settings.BulkInsertSortMode = "NONE"
 	}
-	tt := newTripsTableWith(t, mode, settings, populateMeta)
-	partitions := []string{"americas/brazil", "asia/india", "europe/france"}
+	var tt *testTable
+	if table.create != nil {
+		tt = table.create(t, mode, settings)
+	} else {
+		tt = newTripsTableWith(t, mode, settings, populateMeta)
+	}
+	partitions := table.partitions
 	model := map[string]modelRecord{}
 	history := map[string]map[string]modelRecord{} // instant -> snapshot
 	var instants []string
@@ -104,7 +178,7 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 	}
 	for step := 0; step < steps; step++ {
 		if len(instants) > 0 && rng.IntN(5) == 0 {
-			refusedStep(t, tt, rng, step, model, keys(), populateMeta)
+			refusedStep(t, tt, rng, step, model, keys(), table)
 			continue
 		}
 		var rows []modelRow
@@ -176,13 +250,13 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 		model = want
 		history[res.Instant] = model
 		instants = append(instants, res.Instant)
-		checkSnapshot(t, fmt.Sprintf("step %d %s", step, op), snapshot(t, tt.fsys, ""), model, populateMeta)
+		checkSnapshot(t, fmt.Sprintf("step %d %s", step, op), snapshot(t, tt.fsys, ""), model, table)
 		if past := instants[rng.IntN(len(instants))]; rng.IntN(3) == 0 {
-			checkSnapshot(t, fmt.Sprintf("step %d: as of %s", step, past), snapshot(t, tt.fsys, past), history[past], populateMeta)
+			checkSnapshot(t, fmt.Sprintf("step %d: as of %s", step, past), snapshot(t, tt.fsys, past), history[past], table)
 		}
 	}
 	for _, in := range instants {
-		checkSnapshot(t, "as of "+in, snapshot(t, tt.fsys, in), history[in], populateMeta)
+		checkSnapshot(t, "as of "+in, snapshot(t, tt.fsys, in), history[in], table)
 	}
 	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
 }
@@ -191,10 +265,10 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 // NaN precombine value, a column differing from the table's only in case,
 // or, when the model holds a ts a double would round, widening ts to
 // double.
-func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model map[string]modelRecord, keys []string, populateMeta bool) {
+func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model map[string]modelRecord, keys []string, table modelTable) {
 	t.Helper()
 	schema := modelSchema()
-	row := func(key string, ts any) []any { return []any{key, ts, "rider-x", 1.5, "asia/india", false} }
+	row := func(key string, ts any) []any { return []any{key, ts, "rider-x", 1.5, table.partitions[1], false} }
 	key := fmt.Sprintf("key-new-%d", step)
 	if len(keys) > 0 && rng.IntN(2) == 0 {
 		key = keys[rng.IntN(len(keys))]
@@ -225,7 +299,7 @@ func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model ma
 	if wantRefused && !errors.Is(err, ErrRefused) || !wantRefused && !errors.As(err, &re) {
 		t.Fatalf("step %d, %s: got %v, want it refused", step, what, err)
 	}
-	checkSnapshot(t, fmt.Sprintf("step %d, after %s", step, what), snapshot(t, tt.fsys, ""), model, populateMeta)
+	checkSnapshot(t, fmt.Sprintf("step %d, after %s", step, what), snapshot(t, tt.fsys, ""), model, table)
 }
 
 // applyModel returns the model after op, with records written by the op
@@ -279,9 +353,10 @@ func applyModel(model map[string]modelRecord, op Operation, mode storage.MergeMo
 	return next, false
 }
 
-// checkSnapshot compares a snapshot with the model. Without meta fields a
-// record's commit time is not stored, and is not compared.
-func checkSnapshot(t *testing.T, what string, got map[string][]any, want map[string]modelRecord, withCommit bool) {
+// checkSnapshot compares a snapshot with the model of a run on table.
+// Without meta fields a record's commit time is not stored, and is not
+// compared.
+func checkSnapshot(t *testing.T, what string, got map[string][]any, want map[string]modelRecord, table modelTable) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d records, want %d", what, len(got), len(want))
@@ -292,7 +367,7 @@ func checkSnapshot(t *testing.T, what string, got map[string][]any, want map[str
 			t.Fatalf("%s: record %q missing", what, k)
 		}
 		// Meta fields, then uuid, ts, rider, fare, partitionpath, _hoodie_is_deleted.
-		if (withCommit && g[0] != w.commit) || g[3] != storage.EscapePartitionValue(w.partition) || g[6] != w.ts || g[7] != w.rider || g[8] != w.fare || g[9] != w.partition {
+		if (table.meta && g[0] != w.commit) || g[3] != table.folder(w.partition) || g[6] != w.ts || g[7] != w.rider || g[8] != w.fare || g[9] != w.partition {
 			t.Fatalf("%s: record %q is %v, want %+v", what, k, g, w)
 		}
 	}
