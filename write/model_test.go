@@ -11,7 +11,6 @@ import (
 	"reflect"
 	"sort"
 	"testing"
-	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/damage"
 	"github.com/hoodie-dev/hoodie/storage"
@@ -106,27 +105,16 @@ func timestampModelTable(t *testing.T) modelTable {
 		},
 		meta: true,
 		create: func(t *testing.T, mode storage.MergeMode, settings Settings) *testTable {
-			dir := t.TempDir()
-			fsys, err := storage.NewLocalFS(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, mode)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.KeyGeneratorClass = storage.TimestampBasedKeyGenerator
-			cfg.Extra.Set(KeyTimestampInputFormat, "yyyy-MM-dd HH:mm:ss")
-			cfg.Extra.Set(KeyTimestampOutputFormat, "yyyy/MM/dd")
-			cfg.Extra.Set(KeyTimestampZone, "UTC")
-			if err := storage.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
-				t.Fatal(err)
-			}
 			// As Spark 0.15, the table does not keep the timestamp type:
 			// every write gives it.
 			settings.Props = storage.NewProperties()
 			settings.Props.Set(KeyTimestampType, "DATE_STRING")
-			return &testTable{t: t, dir: dir, fsys: fsys, w: newTestWriter(fsys, dir, settings)}
+			return newTripsTableConfigured(t, mode, settings, func(cfg *storage.TableConfig) {
+				cfg.KeyGeneratorClass = storage.TimestampBasedKeyGenerator
+				cfg.Extra.Set(KeyTimestampInputFormat, "yyyy-MM-dd HH:mm:ss")
+				cfg.Extra.Set(KeyTimestampOutputFormat, "yyyy/MM/dd")
+				cfg.Extra.Set(KeyTimestampZone, "UTC")
+			})
 		},
 	}
 }
