@@ -182,6 +182,15 @@ func newTimestampKeygen(cfg *storage.TableConfig, write *storage.Properties, loc
 	return g, nil
 }
 
+// CheckTimestampTable reports whether Hoodie writes a table whose key
+// generator is timestamp-based with the settings its configuration keeps
+// (hoodie.properties), as a table hoodiectl init makes keeps them all. It
+// is nil for a table with another key generator.
+func CheckTimestampTable(cfg *storage.TableConfig) error {
+	_, err := newTimestampKeygen(cfg, nil, nil)
+	return err
+}
+
 // compileOutput compiles the output pattern, which Hudi requires.
 func compileOutput(pattern string) (*jodatime.Layout, error) {
 	if pattern == "" {
