@@ -99,8 +99,10 @@ class Hoodie:
         return p.stdout
 
     def init(self, table, name, key, precombine=None, partition_by=None, hive=False,
-             no_meta=False, schema=None):
+             no_meta=False, schema=None, sets=None):
         args = ["init", table, "--name", name, "--record-key", key]
+        for kv in sets or ():
+            args += ["--set", kv]
         if precombine:
             args += ["--precombine", precombine]
         if partition_by:
@@ -116,11 +118,13 @@ class Hoodie:
             args += ["--schema", path]
         self.run(*args)
 
-    def write(self, op, table, records):
+    def write(self, op, table, records, sets=None):
         """Runs a write (insert, bulk-insert, upsert, delete, soft-delete) of
-        records given as dicts; returns its instant, or None when it committed
-        nothing."""
+        records given as dicts, with settings sets ("KEY=VALUE" each);
+        returns its instant, or None when it committed nothing."""
         args = [op, table]
+        for kv in sets or ():
+            args += ["--set", kv]
         text = "".join(json.dumps(r) + "\n" for r in records)
         out = self.run(*args, stdin=text).strip().splitlines()
         return out[-1] if out and re.fullmatch(r"\d{17}", out[-1]) else None
