@@ -44,12 +44,25 @@ type commit struct {
 // the instant back, leaving the table as it was.
 func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err error) {
 	w := c.w
-	requested, err := timeline.CreateRequested(ctx, w.fsys, w.gen, timeline.ActionCommit, nil)
+	// The heartbeat starts before the requested file, as Hudi's writers
+	// start theirs: a Spark writer with the multi-writer setting LAZY rolls
+	// back a pending commit without a fresh heartbeat, and must never see
+	// this one so. A crash between the two leaves a Hoodie heartbeat of an
+	// instant the timeline lacks, which the next write removes.
+	var beat *heartbeat
+	requested, err := timeline.CreateRequestedWith(ctx, w.fsys, w.gen, timeline.ActionCommit, nil,
+		func(ctx context.Context, instant string) (func(), error) {
+			b, err := startHeartbeat(ctx, w.fsys, instant, w.settings.HeartbeatInterval)
+			if err != nil {
+				return nil, err
+			}
+			beat = b
+			return func() { b.stop(ctx); beat = nil }, nil
+		})
 	if err != nil {
 		return fmt.Errorf("start commit: %w", err)
 	}
 	c.instant = requested
-	var beat *heartbeat
 	defer func() {
 		if err != nil {
 			if rbErr := rollbackPending(context.WithoutCancel(ctx), w.fsys, c.instant); rbErr != nil {
@@ -62,11 +75,6 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 			beat.stop(ctx)
 		}
 	}()
-	// Before any data file: a Spark writer with the multi-writer setting
-	// LAZY rolls back a pending commit without a fresh heartbeat.
-	if beat, err = startHeartbeat(ctx, w.fsys, requested.Time, w.settings.HeartbeatInterval); err != nil {
-		return err
-	}
 	profile := workloadProfile(c.op, tasks)
 	profileJSON, err := profile.MarshalJSON()
 	if err != nil {
@@ -124,6 +132,9 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 	}
 	data, err := c.meta.MarshalJSON()
 	if err != nil {
+		return err
+	}
+	if err := w.checkHeartbeat(ctx, c.instant.Time); err != nil {
 		return err
 	}
 	if _, err := timeline.Complete(ctx, w.fsys, c.instant, data); err != nil {
