@@ -134,6 +134,9 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 	if err != nil {
 		return err
 	}
+	if err := c.checkConcurrentCommits(ctx); err != nil {
+		return err
+	}
 	if err := w.checkHeartbeat(ctx, c.instant.Time); err != nil {
 		return err
 	}
