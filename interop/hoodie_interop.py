@@ -99,8 +99,10 @@ class Hoodie:
         return p.stdout
 
     def init(self, table, name, key, precombine=None, partition_by=None, hive=False,
-             no_meta=False, schema=None):
+             no_meta=False, schema=None, sets=None):
         args = ["init", table, "--name", name, "--record-key", key]
+        for kv in sets or ():
+            args += ["--set", kv]
         if precombine:
             args += ["--precombine", precombine]
         if partition_by:

@@ -229,6 +229,18 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 // lists them: a partition value may start with a dot. A table whose base
 // path holds the metadata file is non-partitioned: its one partition is "".
 func ListPartitions(ctx context.Context, fsys storage.FS) ([]string, error) {
+	return listPartitions(ctx, fsys, false)
+}
+
+// ListAllPartitions is ListPartitions looking inside partitions too: a
+// table of raw partition values may hold partition a/b inside partition a,
+// which Hudi 0.15's listing, and so ListPartitions, does not see, but whose
+// files a rollback must still find.
+func ListAllPartitions(ctx context.Context, fsys storage.FS) ([]string, error) {
+	return listPartitions(ctx, fsys, true)
+}
+
+func listPartitions(ctx context.Context, fsys storage.FS, nested bool) ([]string, error) {
 	var out []string
 	var walk func(dir string) error
 	walk = func(dir string) error {
@@ -246,7 +258,10 @@ func ListPartitions(ctx context.Context, fsys storage.FS) ([]string, error) {
 				} else {
 					out = append(out, dir)
 				}
-				return nil
+				if !nested {
+					return nil
+				}
+				break
 			}
 		}
 		for _, e := range entries {

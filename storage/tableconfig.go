@@ -59,6 +59,11 @@ const (
 	SimpleKeyGenerator         = "org.apache.hudi.keygen.SimpleKeyGenerator"
 	ComplexKeyGenerator        = "org.apache.hudi.keygen.ComplexKeyGenerator"
 	NonpartitionedKeyGenerator = "org.apache.hudi.keygen.NonpartitionedKeyGenerator"
+	// TimestampBasedKeyGenerator and its Avro twin, which Hudi tables may
+	// name instead, make the partition path of a date-time or number
+	// column's value formatted (hoodie.keygen.timebased.*).
+	TimestampBasedKeyGenerator     = "org.apache.hudi.keygen.TimestampBasedKeyGenerator"
+	TimestampBasedAvroKeyGenerator = "org.apache.hudi.keygen.TimestampBasedAvroKeyGenerator"
 
 	// EventTimePayload is Hudi's payload that keeps the record with the
 	// greater precombine value (merge mode event-time).
@@ -250,16 +255,25 @@ func (c *TableConfig) Validate() error {
 
 // CheckWritable reports whether Hoodie can write the table: its key
 // generator must be one Hoodie computes keys and partition paths as. Any
-// other (custom, timestamp-based) still lets it be read: readers take the
-// stored keys and the partition folders as they are.
+// other (custom) still lets it be read: readers take the stored keys and
+// the partition folders as they are.
 func (c *TableConfig) CheckWritable() error {
 	switch c.KeyGeneratorClass {
 	case SimpleKeyGenerator, ComplexKeyGenerator, NonpartitionedKeyGenerator:
 		return nil
 	}
-	return fmt.Errorf("%s %q: Hoodie reads such tables but does not write them (it computes keys and partition paths as %s, %s and %s do); "+
+	if c.TimestampBased() {
+		return nil
+	}
+	return fmt.Errorf("%s %q: Hoodie reads such tables but does not write them (it computes keys and partition paths as %s, %s, %s and %s do); "+
 		"write to this table with Spark, or export its records (hoodiectl export TABLE DIR --format json) into a table hoodiectl init makes", KeyKeyGeneratorClass,
-		c.KeyGeneratorClass, SimpleKeyGenerator, ComplexKeyGenerator, NonpartitionedKeyGenerator)
+		c.KeyGeneratorClass, SimpleKeyGenerator, ComplexKeyGenerator, NonpartitionedKeyGenerator, TimestampBasedKeyGenerator)
+}
+
+// TimestampBased reports whether the table's key generator is Hudi's
+// timestamp-based one.
+func (c *TableConfig) TimestampBased() bool {
+	return c.KeyGeneratorClass == TimestampBasedKeyGenerator || c.KeyGeneratorClass == TimestampBasedAvroKeyGenerator
 }
 
 // Checksum is Hudi's table checksum: the CRC32 of "<database>.<table>", the

@@ -36,6 +36,21 @@ const maxCreateAttempts = 64
 // writers from taking one instant time for one action, but not for two
 // actions, and not from creating instants out of time order.
 func CreateRequested(ctx context.Context, fsys storage.FS, gen *Generator, action Action, plan []byte) (Instant, error) {
+	return CreateRequestedWith(ctx, fsys, gen, action, plan, nil)
+}
+
+// Claim announces a writer's instant time before the instant's requested
+// file exists, as Hudi's writers start their heartbeat before they create
+// it (a reader of the timeline who sees the instant then sees its writer
+// alive). It returns how to undo the announcement.
+type Claim func(ctx context.Context, instantTime string) (release func(), err error)
+
+// CreateRequestedWith is CreateRequested calling claim, if not nil, with
+// each instant time it tries, before it creates the requested file. It
+// releases the claim of a time another writer holds, and of the time it
+// tried when it fails; a claim it returns with the instant stays. A claim's
+// error fails it, with nothing created.
+func CreateRequestedWith(ctx context.Context, fsys storage.FS, gen *Generator, action Action, plan []byte, claim Claim) (Instant, error) {
 	if _, err := (Instant{Action: action, State: StateRequested}).suffix(); err != nil {
 		return Instant{}, fmt.Errorf("create requested instant: %w", err)
 	}
@@ -60,10 +75,17 @@ func CreateRequested(ctx context.Context, fsys storage.FS, gen *Generator, actio
 		if err != nil {
 			return Instant{}, fmt.Errorf("create requested %s instant: %w", action, err)
 		}
+		release := func() {}
+		if claim != nil {
+			if release, err = claim(ctx, ts); err != nil {
+				return Instant{}, fmt.Errorf("create requested instant %s: %w", p, err)
+			}
+		}
 		err = fsys.CreateIfAbsent(ctx, p, plan)
 		if err == nil {
 			return in, nil
 		}
+		release()
 		if !errors.Is(err, fs.ErrExist) {
 			return Instant{}, fmt.Errorf("create requested instant %s: %w", p, err)
 		}

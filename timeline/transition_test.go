@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -168,6 +170,41 @@ func TestCreateRequestedRetriesTakenTime(t *testing.T) {
 	}
 	if got := load(t, fsys).Len(); got != 3 {
 		t.Errorf("%d instants, want 3", got)
+	}
+}
+
+// TestCreateRequestedWithClaims checks the claims of CreateRequestedWith:
+// made before each requested file is tried, released for the times
+// another writer took, kept for the instant created, and failing it with
+// nothing created.
+func TestCreateRequestedWithClaims(t *testing.T) {
+	ctx := context.Background()
+	fsys := &racingFS{FS: newTable(t, nil), n: 2}
+	var claimed, released []string
+	claim := func(_ context.Context, ts string) (func(), error) {
+		p, _ := Instant{Time: ts, Action: ActionCommit, State: StateRequested}.Path()
+		if _, err := fsys.Stat(ctx, p); err == nil {
+			t.Errorf("claim of %s after its requested file", ts)
+		}
+		claimed = append(claimed, ts)
+		return func() { released = append(released, ts) }, nil
+	}
+	in, err := CreateRequestedWith(ctx, fsys, stuckGenerator(), ActionCommit, nil, claim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"20240418172802262", "20240418172802263", in.Time}; !slices.Equal(claimed, want) {
+		t.Errorf("claimed %v, want %v", claimed, want)
+	}
+	if want := []string{"20240418172802262", "20240418172802263"}; !slices.Equal(released, want) {
+		t.Errorf("released %v, want %v", released, want)
+	}
+	refuse := func(context.Context, string) (func(), error) { return nil, errors.New("no claim") }
+	if _, err := CreateRequestedWith(ctx, fsys, stuckGenerator(), ActionCommit, nil, refuse); err == nil || !strings.Contains(err.Error(), "no claim") {
+		t.Errorf("a failed claim: %v", err)
+	}
+	if got := load(t, fsys).Len(); got != 3 {
+		t.Errorf("%d instants, want 3: the failed claim created one", got)
 	}
 }
 

@@ -52,12 +52,24 @@ type commit struct {
 // the instant back, leaving the table as it was.
 func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err error) {
 	w := c.w
-	requested, err := c.start(ctx)
+	// The heartbeat starts before the requested file, as Hudi's writers
+	// start theirs: a Spark writer with the multi-writer setting LAZY rolls
+	// back a pending commit without a fresh heartbeat, and must never see
+	// this one so. A crash between the two leaves a Hoodie heartbeat of an
+	// instant the timeline lacks, which the next write removes.
+	var beat *heartbeat
+	requested, err := c.start(ctx, func(ctx context.Context, instant string) (func(), error) {
+		b, err := startHeartbeat(ctx, w.fsys, instant, w.settings.HeartbeatInterval)
+		if err != nil {
+			return nil, err
+		}
+		beat = b
+		return func() { b.stop(ctx); beat = nil }, nil
+	})
 	if err != nil {
 		return err
 	}
 	c.instant = requested
-	var beat *heartbeat
 	defer func() {
 		if err != nil {
 			if rbErr := rollbackPending(context.WithoutCancel(ctx), w.fsys, c.instant); rbErr != nil {
@@ -70,10 +82,12 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 			beat.stop(ctx)
 		}
 	}()
-	// Before any data file: a Spark writer with the multi-writer setting
-	// LAZY rolls back a pending commit without a fresh heartbeat.
-	if beat, err = startHeartbeat(ctx, w.fsys, requested.Time, w.settings.HeartbeatInterval); err != nil {
-		return err
+	if beat == nil {
+		// A resumed clustering, whose requested file exists: its heartbeat
+		// starts before any data file.
+		if beat, err = startHeartbeat(ctx, w.fsys, requested.Time, w.settings.HeartbeatInterval); err != nil {
+			return err
+		}
 	}
 	if requested.State == timeline.StateRequested {
 		// Hudi's clustering leaves its inflight file empty.
@@ -145,6 +159,12 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 	if err != nil {
 		return err
 	}
+	if err := c.checkConcurrentCommits(ctx); err != nil {
+		return err
+	}
+	if err := w.checkHeartbeat(ctx, c.instant.Time); err != nil {
+		return err
+	}
 	if _, err := timeline.Complete(ctx, w.fsys, c.instant, data); err != nil {
 		// The error may come after the completed file was made (a folder
 		// sync, a lost acknowledgement): then the commit stands, and must
@@ -157,10 +177,11 @@ func (c *commit) run(ctx context.Context, tasks []*fileGroupTask, p *plan) (err 
 	return nil
 }
 
-// start creates the commit's requested instant, or for a clustering left
+// start creates the commit's requested instant, calling claim with its
+// time first (see timeline.CreateRequestedWith), or for a clustering left
 // pending returns its instant, having removed the files an earlier attempt
-// wrote.
-func (c *commit) start(ctx context.Context) (timeline.Instant, error) {
+// wrote, without calling claim.
+func (c *commit) start(ctx context.Context, claim timeline.Claim) (timeline.Instant, error) {
 	w := c.w
 	if c.resume.Time != "" {
 		if err := removeWrittenFiles(ctx, w.fsys, c.resume); err != nil {
@@ -176,7 +197,7 @@ func (c *commit) start(ctx context.Context) (timeline.Instant, error) {
 			return timeline.Instant{}, err
 		}
 	}
-	requested, err := timeline.CreateRequested(ctx, w.fsys, w.gen, action, plan)
+	requested, err := timeline.CreateRequestedWith(ctx, w.fsys, w.gen, action, plan, claim)
 	if err != nil {
 		return timeline.Instant{}, fmt.Errorf("start commit: %w", err)
 	}

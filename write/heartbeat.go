@@ -58,6 +58,12 @@ func startHeartbeat(ctx context.Context, fsys storage.FS, instant string, interv
 			case <-ctx.Done():
 				return
 			case <-ticker.C:
+				// A heartbeat gone was removed by another writer's
+				// rollback of the write: it stays gone, and the write
+				// fails before it completes (see Writer.checkHeartbeat).
+				if _, err := fsys.Stat(ctx, heartbeatPath(instant)); errors.Is(err, fs.ErrNotExist) {
+					return
+				}
 				_ = fsys.WriteFile(ctx, heartbeatPath(instant), hoodieHeartbeat)
 			}
 		}
@@ -134,6 +140,28 @@ func removeHeartbeats(ctx context.Context, fsys storage.FS, pending, known func(
 				return fmt.Errorf("remove the heartbeat of %s: %w", e.Name, err)
 			}
 		}
+	}
+	return nil
+}
+
+// checkHeartbeat fails, refused, if the write's own heartbeat has expired
+// (not refreshed for Settings.HeartbeatTimeout, by the writer's clock) or
+// is gone, as Hudi's writers abort a commit whose heartbeat expired
+// (HeartbeatUtils.abortIfHeartbeatExpired): a Spark writer with the
+// multi-writer setting LAZY may have taken the write for dead and rolled
+// it back meanwhile.
+func (w *Writer) checkHeartbeat(ctx context.Context, instant string) error {
+	info, err := w.fsys.Stat(ctx, heartbeatPath(instant))
+	if errors.Is(err, fs.ErrNotExist) {
+		return &RefusedError{fmt.Errorf("commit %s: its heartbeat %s is gone, as another writer's rollback of it removes it: the write is not committed", instant, heartbeatPath(instant))}
+	}
+	if err != nil {
+		return fmt.Errorf("check the heartbeat of %s: %w", instant, err)
+	}
+	timeout := cmp.Or(w.settings.HeartbeatTimeout, DefaultSettings().HeartbeatTimeout)
+	if age := w.opts.Clock().Sub(info.ModTime); age > timeout {
+		return &RefusedError{fmt.Errorf("commit %s: its heartbeat expired (last refreshed %s ago, more than %s, %s times %s): another writer may have rolled the write back; the write is not committed",
+			instant, age.Round(time.Millisecond), timeout, KeyHeartbeatMisses, KeyHeartbeatInterval)}
 	}
 	return nil
 }

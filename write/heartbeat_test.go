@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/faultfs"
 )
 
 // hookFunc is a PreCommitHook of a function.
@@ -49,6 +52,8 @@ func TestWriteKeepsAHeartbeat(t *testing.T) {
 			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
 			props := storage.NewProperties()
 			props.Set(KeyHeartbeatInterval, "1")
+			// A second before it expires, whatever the machine's load.
+			props.Set(KeyHeartbeatMisses, "1000")
 			settings, err := ParseSettings(props)
 			if err != nil {
 				t.Fatal(err)
@@ -111,6 +116,71 @@ func TestWriteKeepsAHeartbeat(t *testing.T) {
 			}
 			if _, err := tt.fsys.Stat(ctx, heartbeatPath(instant)); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("heartbeat of %s after the write: stat error %v, want none", instant, err)
+			}
+		})
+	}
+}
+
+// A write creates its heartbeat before its requested instant, as Hudi's
+// writers do: a Spark writer that sees the instant sees its writer alive.
+func TestWriteHeartbeatBeforeRequested(t *testing.T) {
+	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	ffs := faultfs.New(tt.fsys, 0)
+	w := newTestWriter(ffs, tt.dir, Settings{})
+	res, err := w.Write(context.Background(), OpInsert, tripsInput(trips.NewGenerator(5).Inserts(5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	beat, requested := -1, -1
+	for i, step := range ffs.Trace() {
+		switch {
+		case beat < 0 && strings.HasSuffix(step, heartbeatPath(res.Instant)):
+			beat = i
+		case requested < 0 && strings.HasSuffix(step, res.Instant+".commit.requested"):
+			requested = i
+		}
+	}
+	if beat < 0 || requested < 0 || beat > requested {
+		t.Fatalf("heartbeat at step %d, requested file at step %d; want the heartbeat first: %v", beat, requested, ffs.Trace())
+	}
+}
+
+// A write whose heartbeat expired or was removed before it completes is
+// refused with nothing committed, as Hudi aborts such a commit: another
+// writer may have taken it for dead and rolled it back.
+func TestWriteRefusedWhenHeartbeatLost(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		lose func(path string) error
+		want string
+	}{
+		{"expired", func(path string) error {
+			// The refreshes stalled an hour (the default interval is a
+			// minute, and the write ends long before).
+			old := time.Now().Add(-time.Hour)
+			return os.Chtimes(path, old, old)
+		}, "its heartbeat expired"},
+		{"removed", os.Remove, "its heartbeat .hoodie/.heartbeat/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			tt.write(OpInsert, tripsInput(trips.NewGenerator(1).Inserts(5)))
+			before := dataOf(snapshot(t, tt.fsys, ""))
+			hook := hookFunc(func(ctx context.Context, c *PendingCommit) error {
+				return tc.lose(filepath.Join(tt.dir, filepath.FromSlash(heartbeatPath(c.Instant))))
+			})
+			w := NewWriter(tt.fsys, Options{Settings: DefaultSettings(), IndexDir: t.TempDir(), TableID: tt.dir, Hook: hook})
+			_, err := w.Write(ctx, OpInsert, tripsInput(trips.NewGenerator(2).Inserts(5)))
+			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want it refused with %q", err, tc.want)
+			}
+			if got := dataOf(snapshot(t, tt.fsys, "")); !equalData(got, before) {
+				t.Fatal("the refused write changed the table")
+			}
+			tl, _ := tt.latest()
+			if tl.Pending().Len() != 0 {
+				t.Fatalf("pending instants left: %v", tl.Pending().Instants())
 			}
 		})
 	}

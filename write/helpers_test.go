@@ -35,6 +35,13 @@ func newTripsTable(t testing.TB, mode storage.MergeMode, settings Settings) *tes
 // to populateMeta.
 func newTripsTableWith(t testing.TB, mode storage.MergeMode, settings Settings, populateMeta bool) *testTable {
 	t.Helper()
+	return newTripsTableConfigured(t, mode, settings, func(cfg *storage.TableConfig) { cfg.PopulateMetaFields = populateMeta })
+}
+
+// newTripsTableConfigured is newTripsTable with its configuration changed
+// by configure before the table is created.
+func newTripsTableConfigured(t testing.TB, mode storage.MergeMode, settings Settings, configure func(*storage.TableConfig)) *testTable {
+	t.Helper()
 	dir := t.TempDir()
 	fsys, err := storage.NewLocalFS(dir)
 	if err != nil {
@@ -44,7 +51,7 @@ func newTripsTableWith(t testing.TB, mode storage.MergeMode, settings Settings, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.PopulateMetaFields = populateMeta
+	configure(cfg)
 	if err := storage.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}

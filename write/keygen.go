@@ -33,6 +33,12 @@ type KeyGenerator struct {
 	// named makes a key of one column "col:value", as Hudi's complex key
 	// generator writes it by default (see namedSingleKeys).
 	named bool
+	// timestampBased marks a table whose key generator is Hudi's
+	// timestamp-based one, whose partition paths need timestamp (see
+	// SetTimestampSettings).
+	timestampBased bool
+	timestamp      *timestampKeygen
+	firstPartType  storage.Type // the type of the first partition column
 }
 
 // NewKeyGenerator resolves the table's record key and partition columns in
@@ -44,6 +50,8 @@ func NewKeyGenerator(cfg *storage.TableConfig, schema *storage.Schema) (*KeyGene
 		partNames: cfg.PartitionFields,
 		hiveStyle: cfg.HiveStylePartitioning,
 		urlEncode: cfg.URLEncodePartitioning,
+
+		timestampBased: cfg.TimestampBased(),
 	}
 	var err error
 	if g.keyIndex, g.keyUnits, err = resolveColumns(schema, cfg.RecordKeyFields, "record key"); err != nil {
@@ -51,6 +59,9 @@ func NewKeyGenerator(cfg *storage.TableConfig, schema *storage.Schema) (*KeyGene
 	}
 	if g.partIndex, g.partUnits, err = resolveColumns(schema, cfg.PartitionFields, "partition"); err != nil {
 		return nil, err
+	}
+	if len(g.partIndex) > 0 {
+		g.firstPartType = *schema.Fields[g.partIndex[0]].Type
 	}
 	return g, nil
 }
@@ -165,11 +176,43 @@ func (g *KeyGenerator) checkKeyPart(i int, v any, s string) error {
 	return nil
 }
 
+// SetTimestampSettings gives the key generator of a table whose key
+// generator is Hudi's timestamp-based one its hoodie.keygen.timebased.*
+// settings: the table's (hoodie.properties), then write's, as a Spark
+// write takes them. local is the zone Hudi takes when none is set, Java's
+// default zone (nil: time.Local). It fails on settings that are missing or
+// that Hoodie cannot follow exactly as Hudi does, such as a date-time
+// pattern it does not translate, and on a partition column of a type it
+// does not turn into a path. For another table it does nothing.
+func (g *KeyGenerator) SetTimestampSettings(cfg *storage.TableConfig, write *storage.Properties, local *time.Location) error {
+	t, err := newTimestampKeygen(cfg, write, local)
+	if err != nil || t == nil {
+		return err
+	}
+	if err := t.checkColumn(g.partNames[0], g.firstPartType); err != nil {
+		return err
+	}
+	g.timestamp = t
+	return nil
+}
+
 // PartitionPath returns the folder a row belongs in; "" for a
-// non-partitioned table.
-func (g *KeyGenerator) PartitionPath(row []any) string {
+// non-partitioned table. A row whose partition value Hudi's key generator
+// would not take (a date-time that does not match the input pattern) is an
+// error naming the value.
+func (g *KeyGenerator) PartitionPath(row []any) (string, error) {
 	if len(g.partIndex) == 0 {
-		return ""
+		return "", nil
+	}
+	if g.timestampBased {
+		if g.timestamp == nil {
+			return "", fmt.Errorf("the table's key generator is timestamp-based, and its settings were not given (SetTimestampSettings)")
+		}
+		v, err := g.timestamp.path(row[g.partIndex[0]])
+		if err != nil {
+			return "", fmt.Errorf("partition column %q: %w", g.partNames[0], err)
+		}
+		return storage.PartitionPath(g.partNames[:1], []string{v}, g.hiveStyle, g.urlEncode), nil
 	}
 	values := make([]string, len(g.partIndex))
 	for i, idx := range g.partIndex {
@@ -177,7 +220,7 @@ func (g *KeyGenerator) PartitionPath(row []any) string {
 			values[i] = valueString(v, g.partUnits[i])
 		}
 	}
-	return storage.PartitionPath(g.partNames, values, g.hiveStyle, g.urlEncode)
+	return storage.PartitionPath(g.partNames, values, g.hiveStyle, g.urlEncode), nil
 }
 
 // valueString renders a single value of a column whose logical type is unit
@@ -222,9 +265,9 @@ func newPartitionCache(g *KeyGenerator) *partitionCache {
 }
 
 // path returns g.PartitionPath(row).
-func (c *partitionCache) path(row []any) string {
+func (c *partitionCache) path(row []any) (string, error) {
 	if len(c.g.partIndex) == 0 {
-		return ""
+		return "", nil
 	}
 	c.key = c.key[:0]
 	for i, idx := range c.g.partIndex {
@@ -237,11 +280,14 @@ func (c *partitionCache) path(row []any) string {
 		c.key = append(c.key, 0xff)
 	}
 	if p, ok := c.paths[string(c.key)]; ok {
-		return p
+		return p, nil
 	}
-	p := c.g.PartitionPath(row)
+	p, err := c.g.PartitionPath(row)
+	if err != nil {
+		return "", err
+	}
 	c.paths[string(c.key)] = p
-	return p
+	return p, nil
 }
 
 // namedSingleKeys reports whether the stored record keys of the table,

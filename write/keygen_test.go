@@ -65,11 +65,11 @@ func TestRecordKeysAndPartitions(t *testing.T) {
 			if err != nil || key != tt.wantKey {
 				t.Fatalf("key %q, %v; want %q", key, err, tt.wantKey)
 			}
-			if p := g.PartitionPath(tt.row); p != tt.wantPart {
-				t.Fatalf("partition %q, want %q", p, tt.wantPart)
+			if p, err := g.PartitionPath(tt.row); p != tt.wantPart || err != nil {
+				t.Fatalf("partition %q, %v; want %q", p, err, tt.wantPart)
 			}
-			if p := newPartitionCache(g).path(tt.row); p != tt.wantPart {
-				t.Fatalf("cached partition %q, want %q", p, tt.wantPart)
+			if p, err := newPartitionCache(g).path(tt.row); p != tt.wantPart || err != nil {
+				t.Fatalf("cached partition %q, %v; want %q", p, err, tt.wantPart)
 			}
 		})
 	}
@@ -133,7 +133,7 @@ func TestTimestampMillisKeys(t *testing.T) {
 	if key, err := g.RecordKey(row); err != nil || key != "-1000" {
 		t.Errorf("key %q, %v; want -1000", key, err)
 	}
-	if p := g.PartitionPath(row); p != "-1000" {
+	if p, _ := g.PartitionPath(row); p != "-1000" {
 		t.Errorf("partition %q, want -1000", p)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/hoodie-dev/hoodie/read"
@@ -98,7 +99,7 @@ func markedFiles(ctx context.Context, fsys storage.FS, instant string) ([]string
 // instant's time: what a write at instant can have made. Hudi's listing-based
 // rollback deletes these when a failed write left no markers.
 func filesOfInstant(ctx context.Context, fsys storage.FS, instant string) ([]string, error) {
-	partitions, err := read.ListPartitions(ctx, fsys)
+	partitions, err := read.ListAllPartitions(ctx, fsys)
 	if err != nil {
 		return nil, err
 	}
@@ -198,10 +199,13 @@ func removeWrittenFiles(ctx context.Context, fsys storage.FS, in timeline.Instan
 // the write. A partition that holds anything else (a file another writer
 // put there) stays.
 func removeCreatedPartitions(ctx context.Context, fsys storage.FS, instant string, removed []string) error {
-	partitions, err := read.ListPartitions(ctx, fsys)
+	partitions, err := read.ListAllPartitions(ctx, fsys)
 	if err != nil {
 		return err
 	}
+	// The deepest first: a partition inside another's folder is emptied
+	// before the outer one is looked at.
+	slices.Reverse(partitions)
 	for _, part := range partitions {
 		if part == "" {
 			continue // the base path of a non-partitioned table stays

@@ -225,3 +225,38 @@ func TestRollbackLeavesAWriteThatCompletesMeanwhile(t *testing.T) {
 		}
 	}
 }
+
+// A dead write without markers is rolled back by listing every partition,
+// nested ones included: in a table of raw partition values, "a" and "a/b"
+// are two partitions, one inside the other's folder, and the dead write's
+// files and the partition it created in a/b go too.
+func TestRollbackByListingFindsNestedPartitions(t *testing.T) {
+	ctx := context.Background()
+	tt := newTripsTableConfigured(t, storage.MergeEventTime, Settings{}, func(cfg *storage.TableConfig) {
+		cfg.URLEncodePartitioning = false
+	})
+	in := func(rows ...[]any) *Input { return &Input{Name: "nested", Schema: modelSchema(), Rows: rows} }
+	tt.write(OpInsert, in([]any{"k1", int64(1), "r", 1.0, "a", false}))
+	// The dead write: committed, then its completed file and markers taken
+	// away, as a writer that keeps its markers elsewhere leaves them.
+	res, err := otherWriter(t, tt, Settings{}).Write(ctx, OpInsert, in([]any{"k2", int64(1), "r", 1.0, "a/b", false}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 1 || res.Files[0].Partition != "a/b" {
+		t.Fatalf("files %v, want one in a/b", res.Files)
+	}
+	if err := tt.fsys.Remove(ctx, ".hoodie/"+res.Instant+".commit"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tt.fsys.RemoveAll(ctx, markerFolder(res.Instant)); err != nil {
+		t.Fatal(err)
+	}
+	tt.write(OpInsert, in([]any{"k3", int64(1), "r", 1.0, "a", false}))
+	if _, err := tt.fsys.Stat(ctx, res.Files[0].Path); err == nil {
+		t.Errorf("data file %s of the rolled-back instant is still there", res.Files[0].Path)
+	}
+	if _, err := os.Stat(filepath.Join(tt.dir, "a", "b")); err == nil {
+		t.Error("the partition a/b the dead write created is still there")
+	}
+}

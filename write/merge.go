@@ -114,7 +114,11 @@ func compareFloats(a, b float64) int {
 // exist and hold single values, its precombine column exists and can order
 // records, and a _hoodie_is_deleted column is a boolean.
 func CheckTableSchema(cfg *storage.TableConfig, schema *storage.Schema) error {
-	if _, err := NewKeyGenerator(cfg, schema); err != nil {
+	g, err := NewKeyGenerator(cfg, schema)
+	if err != nil {
+		return err
+	}
+	if err := g.SetTimestampSettings(cfg, nil, nil); err != nil {
 		return err
 	}
 	if f := cfg.PrecombineField; f != "" {

@@ -76,9 +76,66 @@ func TestRandomWorkloads(t *testing.T) {
 	t.Run("no-meta-fields/seed4", func(t *testing.T) {
 		runModel(t, storage.MergeEventTime, 4, 25, false)
 	})
+	// A table of Hudi's timestamp-based key generator: partition values
+	// are date-times, and two of them share a day's folder.
+	t.Run("timestamp-keygen/seed5", func(t *testing.T) {
+		runModelOn(t, storage.MergeEventTime, 5, 25, timestampModelTable(t))
+	})
+}
+
+// modelTable is the table a randomized run writes: the partition values
+// its rows take, and the folder each goes to.
+type modelTable struct {
+	partitions []string
+	folder     func(value string) string
+	meta       bool
+	// create, if not nil, makes the table instead of newTripsTableWith.
+	create func(t *testing.T, mode storage.MergeMode, settings Settings) *testTable
+}
+
+// timestampModelTable is a trips table partitioned by Hudi's
+// timestamp-based key generator: partitionpath holds "yyyy-MM-dd
+// HH:mm:ss" date-times, whose day is the folder, yyyy/MM/dd (one folder
+// each, escaped, as the table URL-encodes partition paths).
+func timestampModelTable(t *testing.T) modelTable {
+	folders := map[string]string{
+		"2024-01-02 13:30:00": "2024%2F01%2F02", "2024-01-02 23:59:59": "2024%2F01%2F02", "2023-12-31 00:00:00": "2023%2F12%2F31",
+	}
+	return modelTable{
+		partitions: []string{"2024-01-02 13:30:00", "2024-01-02 23:59:59", "2023-12-31 00:00:00"},
+		folder: func(v string) string {
+			if f, ok := folders[v]; ok {
+				return f
+			}
+			t.Fatalf("no folder for %q", v)
+			return ""
+		},
+		meta: true,
+		create: func(t *testing.T, mode storage.MergeMode, settings Settings) *testTable {
+			// As Spark 0.15, the table does not keep the timestamp type:
+			// every write gives it.
+			settings.Props = storage.NewProperties()
+			settings.Props.Set(KeyTimestampType, "DATE_STRING")
+			return newTripsTableConfigured(t, mode, settings, func(cfg *storage.TableConfig) {
+				cfg.KeyGeneratorClass = storage.TimestampBasedKeyGenerator
+				cfg.Extra.Set(KeyTimestampInputFormat, "yyyy-MM-dd HH:mm:ss")
+				cfg.Extra.Set(KeyTimestampOutputFormat, "yyyy/MM/dd")
+				cfg.Extra.Set(KeyTimestampZone, "UTC")
+			})
+		},
+	}
 }
 
 func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, populateMeta bool) {
+	runModelOn(t, mode, seed, steps, modelTable{
+		partitions: []string{"americas/brazil", "asia/india", "europe/france"},
+		folder:     storage.EscapePartitionValue,
+		meta:       populateMeta,
+	})
+}
+
+func runModelOn(t *testing.T, mode storage.MergeMode, seed uint64, steps int, table modelTable) {
+	populateMeta := table.meta
 	rng := rand.New(rand.NewPCG(seed, seed*7919))
 	settings := DefaultSettings()
 	// Small files, so that inserts spread over several file groups and fill
@@ -111,7 +168,13 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 		// catches up across them.
 		settings.Archive = ArchiveSettings{Automatic: true, MinCommits: 2, MaxCommits: 3, Batch: 2}
 	}
-	tt := newTripsTableWith(t, mode, settings, populateMeta)
+	var tt *testTable
+	if table.create != nil {
+		tt = table.create(t, mode, settings)
+	} else {
+		tt = newTripsTableWith(t, mode, settings, populateMeta)
+	}
+	partitions := table.partitions
 	model := map[string]modelRecord{}
 	history := map[string]map[string]modelRecord{} // instant -> snapshot
 	savepoints := map[string]bool{}
@@ -139,9 +202,8 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		checkSnapshot(t, what, got, history[past], populateMeta)
+		checkSnapshot(t, what, got, history[past], table)
 	}
-	partitions := []string{"americas/brazil", "asia/india", "europe/france"}
 	var instants []string
 	nextKey := 0
 	keys := func() []string {
@@ -154,11 +216,11 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 	}
 	for step := 0; step < steps; step++ {
 		if len(instants) > 0 && rng.IntN(5) == 0 {
-			refusedStep(t, tt, rng, step, model, keys(), populateMeta)
+			refusedStep(t, tt, rng, step, model, keys(), table)
 			continue
 		}
 		if len(instants) > 0 && rng.IntN(6) == 0 {
-			instants, model = rollbackStep(t, tt, rng, step, instants, history, savepoints, populateMeta)
+			instants, model = rollbackStep(t, tt, rng, step, instants, history, savepoints, table)
 			continue
 		}
 		if len(instants) > 0 && rng.IntN(4) == 0 {
@@ -176,11 +238,11 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 				instants = append(instants, res.Instant)
 				committed = append(committed, res.Instant)
 			}
-			checkSnapshot(t, fmt.Sprintf("step %d cluster", step), snapshot(t, tt.fsys, ""), model, populateMeta)
+			checkSnapshot(t, fmt.Sprintf("step %d cluster", step), snapshot(t, tt.fsys, ""), model, table)
 			continue
 		}
 		if len(model) > 0 && rng.IntN(12) == 0 {
-			if in, next := deletePartitionStep(t, tt, rng, step, model, populateMeta); in != "" {
+			if in, next := deletePartitionStep(t, tt, rng, step, model, table); in != "" {
 				model = next
 				history[in] = model
 				instants = append(instants, in)
@@ -267,7 +329,7 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 		history[res.Instant] = model
 		instants = append(instants, res.Instant)
 		committed = append(committed, res.Instant)
-		checkSnapshot(t, fmt.Sprintf("step %d %s", step, op), snapshot(t, tt.fsys, ""), model, populateMeta)
+		checkSnapshot(t, fmt.Sprintf("step %d %s", step, op), snapshot(t, tt.fsys, ""), model, table)
 		if past := instants[rng.IntN(len(instants))]; rng.IntN(3) == 0 {
 			checkPast(fmt.Sprintf("step %d: as of %s", step, past), past, instants)
 		}
@@ -291,7 +353,7 @@ func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, popu
 // trying to roll back an earlier one, which must be refused with nothing
 // changed; and returns the writes left and the model as of the last of
 // them.
-func rollbackStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, instants []string, history map[string]map[string]modelRecord, savepoints map[string]bool, populateMeta bool) ([]string, map[string]modelRecord) {
+func rollbackStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, instants []string, history map[string]map[string]modelRecord, savepoints map[string]bool, table modelTable) ([]string, map[string]modelRecord) {
 	t.Helper()
 	ctx := context.Background()
 	latest := instants[len(instants)-1]
@@ -299,7 +361,7 @@ func rollbackStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, instant
 		if _, err := tt.w.Rollback(ctx, latest); !errors.Is(err, ErrRefused) {
 			t.Fatalf("step %d: rolling back %s, which a savepoint keeps, gave %v; want it refused", step, latest, err)
 		}
-		checkSnapshot(t, fmt.Sprintf("step %d, after a refused rollback", step), snapshot(t, tt.fsys, ""), history[latest], populateMeta)
+		checkSnapshot(t, fmt.Sprintf("step %d, after a refused rollback", step), snapshot(t, tt.fsys, ""), history[latest], table)
 		return instants, history[latest]
 	}
 	if len(instants) > 1 {
@@ -307,7 +369,7 @@ func rollbackStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, instant
 		if _, err := tt.w.Rollback(ctx, earlier); !errors.Is(err, ErrRefused) {
 			t.Fatalf("step %d: rolling back %s, not the latest write, gave %v; want it refused", step, earlier, err)
 		}
-		checkSnapshot(t, fmt.Sprintf("step %d, after a refused rollback", step), snapshot(t, tt.fsys, ""), history[latest], populateMeta)
+		checkSnapshot(t, fmt.Sprintf("step %d, after a refused rollback", step), snapshot(t, tt.fsys, ""), history[latest], table)
 	}
 	if _, err := tt.w.Rollback(ctx, latest); err != nil {
 		t.Fatalf("step %d: roll back %s: %v", step, latest, err)
@@ -318,7 +380,7 @@ func rollbackStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, instant
 	if len(instants) > 0 {
 		model = history[instants[len(instants)-1]]
 	}
-	checkSnapshot(t, fmt.Sprintf("step %d, after the rollback of %s", step, latest), snapshot(t, tt.fsys, ""), model, populateMeta)
+	checkSnapshot(t, fmt.Sprintf("step %d, after the rollback of %s", step, latest), snapshot(t, tt.fsys, ""), model, table)
 	return instants, model
 }
 
@@ -367,10 +429,10 @@ func pastSnapshot(t testing.TB, fsys storage.FS, asOf string) (map[string][]any,
 // NaN precombine value, a column differing from the table's only in case,
 // or, when the model holds a ts a double would round, widening ts to
 // double.
-func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model map[string]modelRecord, keys []string, populateMeta bool) {
+func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model map[string]modelRecord, keys []string, table modelTable) {
 	t.Helper()
 	schema := modelSchema()
-	row := func(key string, ts any) []any { return []any{key, ts, "rider-x", 1.5, "asia/india", false} }
+	row := func(key string, ts any) []any { return []any{key, ts, "rider-x", 1.5, table.partitions[1], false} }
 	key := fmt.Sprintf("key-new-%d", step)
 	if len(keys) > 0 && rng.IntN(2) == 0 {
 		key = keys[rng.IntN(len(keys))]
@@ -401,7 +463,7 @@ func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model ma
 	if wantRefused && !errors.Is(err, ErrRefused) || !wantRefused && !errors.As(err, &re) {
 		t.Fatalf("step %d, %s: got %v, want it refused", step, what, err)
 	}
-	checkSnapshot(t, fmt.Sprintf("step %d, after %s", step, what), snapshot(t, tt.fsys, ""), model, populateMeta)
+	checkSnapshot(t, fmt.Sprintf("step %d, after %s", step, what), snapshot(t, tt.fsys, ""), model, table)
 }
 
 // applyModel returns the model after op, with records written by the op
@@ -458,9 +520,10 @@ func applyModel(model map[string]modelRecord, op Operation, mode storage.MergeMo
 	return next, false
 }
 
-// checkSnapshot compares a snapshot with the model. Without meta fields a
-// record's commit time is not stored, and is not compared.
-func checkSnapshot(t *testing.T, what string, got map[string][]any, want map[string]modelRecord, withCommit bool) {
+// checkSnapshot compares a snapshot with the model of a run on table.
+// Without meta fields a record's commit time is not stored, and is not
+// compared.
+func checkSnapshot(t *testing.T, what string, got map[string][]any, want map[string]modelRecord, table modelTable) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d records, want %d", what, len(got), len(want))
@@ -471,7 +534,7 @@ func checkSnapshot(t *testing.T, what string, got map[string][]any, want map[str
 			t.Fatalf("%s: record %q missing", what, k)
 		}
 		// Meta fields, then uuid, ts, rider, fare, partitionpath, _hoodie_is_deleted.
-		if (withCommit && g[0] != w.commit) || g[3] != storage.EscapePartitionValue(w.partition) || g[6] != w.ts || g[7] != w.rider || g[8] != w.fare || g[9] != w.partition {
+		if (table.meta && g[0] != w.commit) || g[3] != table.folder(w.partition) || g[6] != w.ts || g[7] != w.rider || g[8] != w.fare || g[9] != w.partition {
 			t.Fatalf("%s: record %q is %v, want %+v", what, k, g, w)
 		}
 	}
@@ -509,7 +572,7 @@ func applyOverwrite(model map[string]modelRecord, op Operation, latest map[strin
 // checks the snapshot, returning the instant and the model after it; or,
 // one time in four, tries to delete a partition the table never had, which
 // must be refused with nothing changed, and returns "".
-func deletePartitionStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model map[string]modelRecord, populateMeta bool) (string, map[string]modelRecord) {
+func deletePartitionStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model map[string]modelRecord, table modelTable) (string, map[string]modelRecord) {
 	t.Helper()
 	ctx := context.Background()
 	if rng.IntN(4) == 0 {
@@ -517,7 +580,7 @@ func deletePartitionStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, 
 		if !errors.Is(err, ErrRefused) {
 			t.Fatalf("step %d: delete of a partition the table does not have: got %v, want it refused", step, err)
 		}
-		checkSnapshot(t, fmt.Sprintf("step %d, after a refused delete-partition", step), snapshot(t, tt.fsys, ""), model, populateMeta)
+		checkSnapshot(t, fmt.Sprintf("step %d, after a refused delete-partition", step), snapshot(t, tt.fsys, ""), model, table)
 		return "", model
 	}
 	var held []string
@@ -525,17 +588,18 @@ func deletePartitionStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, 
 		held = append(held, r.partition)
 	}
 	sort.Strings(held)
-	partition := held[rng.IntN(len(held))]
-	res, err := tt.w.DeletePartitions(ctx, []string{storage.EscapePartitionValue(partition)})
+	// The partition path: partition values may share one.
+	partition := table.folder(held[rng.IntN(len(held))])
+	res, err := tt.w.DeletePartitions(ctx, []string{partition})
 	if err != nil {
 		t.Fatalf("step %d: delete-partition %s: %v", step, partition, err)
 	}
 	next := map[string]modelRecord{}
 	for k, r := range model {
-		if r.partition != partition {
+		if table.folder(r.partition) != partition {
 			next[k] = r
 		}
 	}
-	checkSnapshot(t, fmt.Sprintf("step %d delete-partition %s", step, partition), snapshot(t, tt.fsys, ""), next, populateMeta)
+	checkSnapshot(t, fmt.Sprintf("step %d delete-partition %s", step, partition), snapshot(t, tt.fsys, ""), next, table)
 	return res.Instant, next
 }

@@ -354,6 +354,7 @@ func normalizeValue(v string) string {
 // values of the key generators Hoodie writes with.
 var keyGeneratorTypes = map[string]string{
 	"SIMPLE": storage.SimpleKeyGenerator, "COMPLEX": storage.ComplexKeyGenerator, "NON_PARTITION": storage.NonpartitionedKeyGenerator,
+	"TIMESTAMP": storage.TimestampBasedKeyGenerator,
 }
 
 // payloadModes are the payload classes of the merge modes.
@@ -506,13 +507,23 @@ func buildRegistry() []Setting {
 		{Key: storage.KeyPayloadClass, Kind: Honoured, Doc: "as hoodie.datasource.write.payload.class", parse: checkPayload, agree: agreePayload},
 		{Key: "hoodie.payload.ordering.field", Kind: Honoured, Doc: "must be the table's precombine column",
 			agree: tableValue(storage.KeyPrecombineField, "")},
-		{Key: "hoodie.datasource.write.keygenerator.type", Kind: Honoured, Doc: "SIMPLE, COMPLEX or NON_PARTITION, as the table's key generator",
+		{Key: "hoodie.datasource.write.keygenerator.type", Kind: Honoured, Doc: "SIMPLE, COMPLEX, NON_PARTITION or TIMESTAMP, as the table's key generator",
 			agree: func(_, v string, w writeTarget) error {
-				if keyGeneratorTypes[strings.ToUpper(strings.TrimSpace(v))] != w.cfg.KeyGeneratorClass {
+				class := keyGeneratorTypes[strings.ToUpper(strings.TrimSpace(v))]
+				if class != w.cfg.KeyGeneratorClass && !(class == storage.TimestampBasedKeyGenerator && w.cfg.TimestampBased()) {
 					return fmt.Errorf("the table's key generator is %s", w.cfg.KeyGeneratorClass)
 				}
 				return nil
 			}},
+		declareTimestamp(KeyTimestampType, "", "the timestamp-based key generator's type of partition values: UNIX_TIMESTAMP (seconds), EPOCHMILLISECONDS, SCALAR (numbers in the scalar time unit), DATE_STRING or MIXED (strings in the input date format; EPOCHMICROSECONDS came after Hudi 0.15); Spark 0.15 does not keep it in the table, so each write gives it", oneOfValues(false, "UNIX_TIMESTAMP", "DATE_STRING", "MIXED", "EPOCHMILLISECONDS", "SCALAR")),
+		declareTimestamp(KeyTimestampScalarUnit, "SECONDS", "the time unit of SCALAR numbers: NANOSECONDS, MICROSECONDS, MILLISECONDS, SECONDS, MINUTES, HOURS or DAYS", oneOfValues(true, "NANOSECONDS", "MICROSECONDS", "MILLISECONDS", "SECONDS", "MINUTES", "HOURS", "DAYS")),
+		declareTimestamp(KeyTimestampInputFormat, "", "the Joda-Time patterns of DATE_STRING and MIXED values, separated by the delimiter; the first that reads a value whole wins (docs/cli.md lists the pattern letters Hoodie translates)", nil),
+		declareTimestamp(KeyTimestampInputDelimiter, ",", "the regular expression between input date formats", nil),
+		declareTimestamp(KeyTimestampInputZone, "", "the zone of input date-times without an offset (UTC, GMT, GMT+08:00, or a region such as Asia/Shanghai; default: the process's zone, as Java's default zone)", checkZone),
+		declareTimestamp(KeyTimestampOutputFormat, "", "the Joda-Time pattern of the partition folder, required", checkOutputFormat),
+		declareTimestamp(KeyTimestampOutputZone, "", "the zone of the partition folder's date-time (default: an input date-time's own zone, else the process's)", checkZone),
+		declareTimestamp(KeyTimestampZone, "", "when set, both the input and the output zone", checkZone),
+		declareTimestamp(KeyDateTimeParser, hoodieDateTimeParser, "the date-time parser; Hoodie has "+hoodieDateTimeParser+" only", oneOfValues(false, hoodieDateTimeParser)),
 		agreeTable("hoodie.table.name", storage.KeyTableName, "", "must be the table's name"),
 		agreeTable("hoodie.datasource.write.table.name", storage.KeyTableName, "", "must be the table's name"),
 		agreeTable("hoodie.datasource.write.table.type", storage.KeyTableType, storage.TableTypeCopyOnWrite, "must be COPY_ON_WRITE: Hoodie writes copy-on-write tables only"),
@@ -617,6 +628,6 @@ func buildRegistry() []Setting {
 		{Key: "hoodie.datasource.meta.sync.enable", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie does not sync tables to a catalog"},
 		{Key: "hoodie.write.commit.callback.on", Default: "false", Kind: Refused, Accepted: []string{"false"}, Doc: "Hoodie makes no commit callbacks"},
 		{Key: "hoodie.bootstrap.", Kind: Refused, Doc: "Hoodie does not bootstrap tables from existing files"},
-		{Key: "hoodie.keygen.", Kind: Refused, Doc: "settings of key generators Hoodie does not write with (timestamp-based, custom)"},
+		{Key: "hoodie.keygen.", Kind: Refused, Doc: "settings of key generators Hoodie does not write with (custom)"},
 	}
 }

@@ -70,7 +70,12 @@ func TestSettingKinds(t *testing.T) {
 		{"hoodie.write.commit.callback.on", "true", "hoodie.write.commit.callback.on=true is refused"},
 		{"hoodie.combine.before.insert", "false", "hoodie.combine.before.insert=false is refused"},
 		{"hoodie.bootstrap.base.path", "/data", "hoodie.bootstrap.base.path=/data is refused"},
-		{"hoodie.keygen.timebased.timestamp.type", "EPOCHMILLISECONDS", "is refused"},
+		{"hoodie.keygen.timebased.timestamp.type", "EPOCHMILLISECONDS", ""}, // checked against the table when the write runs
+		{"hoodie.keygen.timebased.timestamp.type", "epochmilliseconds", "want UNIX_TIMESTAMP"},
+		{"hoodie.keygen.timebased.output.dateformat", "yyyy/MM/dd GGG", `"GGG" is not a pattern letter Hoodie translates`},
+		{"hoodie.keygen.timebased.timezone", "PST", `zone "PST" is not one Hoodie resolves as Java does`},
+		{"hoodie.keygen.datetime.parser.class", "com.acme.Parser", "want org.apache.hudi.keygen.parser.HoodieDateTimeParser"},
+		{"hoodie.keygen.custom.field", "x", "is refused"},
 		{"hoodie.datasource.write.recordkey.field", "uuid", ""},
 		{"hoodie.table.type", "MERGE_ON_READ", ""}, // checked against the table when the write runs
 		{"hoodie.datasource.write.precombine.feild", "ts", "(did you mean hoodie.datasource.write.precombine.field?)"},

@@ -459,6 +459,9 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, n
 		return nil, nil, fmt.Errorf("%s: table %s: %w", in.displayName(), w.cfg.Name, err)
 	}
 	keygen.named = namedKeys
+	if err := keygen.SetTimestampSettings(w.cfg, w.settings.Props, w.opts.Local); err != nil {
+		return nil, nil, err
+	}
 	var conv *rowConverter
 	if deletesOnly {
 		// Deletes need only the key and partition columns: the others, of
@@ -517,8 +520,12 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, n
 			if err != nil {
 				return in.recordError(i, "", err)
 			}
+			partition, err := parts.path(row)
+			if err != nil {
+				return in.recordError(i, key, err)
+			}
 			r := &all[i]
-			*r = record{row: row, key: key, partition: parts.path(row), pos: int32(i)}
+			*r = record{row: row, key: key, partition: partition, pos: int32(i)}
 			if precombine >= 0 {
 				if why := badOrdering(row[precombine]); why != "" {
 					return in.recordError(i, key, fmt.Errorf("precombine column %q is %s", w.cfg.PrecombineField, why))

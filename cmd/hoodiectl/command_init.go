@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ func newInitCommand(io streams) *cobra.Command {
 	var (
 		name, recordKey, precombine, partitionBy, mergeMode, schemaFile string
 		hiveStyle, noMetaFields                                         bool
+		sets                                                            []string
 	)
 	cmd := &cobra.Command{
 		Use:   "init TABLE --name NAME --record-key COL[,COL...] [flags]",
@@ -42,12 +44,24 @@ Without --schema, the first write infers the table's schema from its
 input. --schema FILE.avsc sets it instead: an Avro record schema, as Hudi
 stores it (hoodie.table.create.schema), whose types the writes then follow
 (int, float, decimal, date and timestamp columns, required fields). Later
-writes may add nullable columns and widen numbers, as with an inferred one.`,
+writes may add nullable columns and widen numbers, as with an inferred one.
+
+--set KEY=VALUE (repeatable) gives the table Hudi's timestamp-based key
+generator (org.apache.hudi.keygen.TimestampBasedKeyGenerator) with its
+hoodie.keygen.timebased.* settings, kept in hoodie.properties: the
+partition folder is the partition column's date-time or number formatted
+in hoodie.keygen.timebased.output.dateformat. It takes one record key
+column and one partition column. docs/cli.md lists the settings and the
+pattern letters Hoodie translates.`,
 		Example: `  hoodiectl init /tmp/trips --name trips --record-key uuid --precombine ts --partition-by partitionpath
   hoodiectl init /tmp/people --name people --record-key id,name --partition-by country,city --hive-style
   hoodiectl init /tmp/events --name events --record-key id --merge-mode commit-time
   hoodiectl init /tmp/logs --name logs --record-key id --partition-by day --no-meta-fields
-  hoodiectl init /tmp/orders --name orders --record-key id --precombine ts --schema orders.avsc`,
+  hoodiectl init /tmp/orders --name orders --record-key id --precombine ts --schema orders.avsc
+  hoodiectl init /tmp/clicks --name clicks --record-key id --partition-by at \
+    --set hoodie.keygen.timebased.timestamp.type=DATE_STRING \
+    --set "hoodie.keygen.timebased.input.dateformat=yyyy-MM-dd HH:mm:ss" \
+    --set hoodie.keygen.timebased.output.dateformat=yyyy/MM/dd --set hoodie.keygen.timebased.timezone=UTC`,
 		Args: exactArgs(1, "TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if name == "" {
@@ -67,6 +81,11 @@ writes may add nullable columns and widen numbers, as with an inferred one.`,
 				return usagef("init %s: %w", args[0], err)
 			}
 			cfg.PopulateMetaFields = !noMetaFields
+			if len(sets) > 0 {
+				if err := setTimestampKeygen(cfg, sets); err != nil {
+					return fmt.Errorf("init %s: %w; nothing was created", args[0], err)
+				}
+			}
 			if schemaFile != "" {
 				if cfg.CreateSchema, err = readCreateSchema(schemaFile, cfg); err != nil {
 					return fmt.Errorf("init %s: %w; nothing was created", args[0], err)
@@ -96,7 +115,26 @@ writes may add nullable columns and widen numbers, as with an inferred one.`,
 	f.StringVar(&mergeMode, "merge-mode", "", "event-time (default with --precombine) or commit-time")
 	f.BoolVar(&noMetaFields, "no-meta-fields", false, "write files without Hudi's meta columns (hoodie.populate.meta.fields=false)")
 	f.StringVar(&schemaFile, "schema", "", "the table's schema, an Avro record schema file (.avsc); inferred from the first write without it")
+	f.StringArrayVar(&sets, "set", nil, "a hoodie.keygen.timebased.* setting KEY=VALUE (repeatable): the table's key generator is Hudi's timestamp-based one")
 	return cmd
+}
+
+// setTimestampKeygen gives cfg Hudi's timestamp-based key generator with
+// the settings sets, KEY=VALUE each, which must be its own.
+func setTimestampKeygen(cfg *storage.TableConfig, sets []string) error {
+	for _, kv := range sets {
+		k, v, ok := strings.Cut(kv, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return usagef("--set %q: want KEY=VALUE", kv)
+		}
+		if !slices.Contains(write.TimestampKeys, k) {
+			return fmt.Errorf("--set %s: init takes the timestamp-based key generator's settings only (%s)", k, strings.Join(write.TimestampKeys, ", "))
+		}
+		cfg.Extra.Set(k, v)
+	}
+	cfg.KeyGeneratorClass = storage.TimestampBasedKeyGenerator
+	return write.CheckTimestampTable(cfg)
 }
 
 // readCreateSchema reads the Avro schema in file, checks that it fits the

@@ -202,3 +202,54 @@ func TestInitInsideATableIsRefused(t *testing.T) {
 	}
 	hoodiectl(t, "", "init", filepath.Join(root, "other"), "--name", "other", "--record-key", "id").mustSucceed(t)
 }
+
+// TestInitTimestampKeygen checks init --set: a table of Hudi's
+// timestamp-based key generator, its settings kept, whose writes need no
+// settings and put records in the folders of their date-times; and the
+// settings init refuses, with nothing created.
+func TestInitTimestampKeygen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "clicks")
+	hoodiectl(t, "", "init", dir, "--name", "clicks", "--record-key", "id", "--partition-by", "at",
+		"--set", "hoodie.keygen.timebased.timestamp.type=DATE_STRING",
+		"--set", "hoodie.keygen.timebased.input.dateformat=yyyy-MM-dd HH:mm:ss",
+		"--set", "hoodie.keygen.timebased.output.dateformat=yyyyMMdd",
+		"--set", "hoodie.keygen.timebased.timezone=UTC").mustSucceed(t)
+	cfg := loadConfig(t, dir)
+	if cfg.KeyGeneratorClass != storage.TimestampBasedKeyGenerator {
+		t.Errorf("key generator %s", cfg.KeyGeneratorClass)
+	}
+	if v, _ := cfg.Extra.Get("hoodie.keygen.timebased.timestamp.type"); v != "DATE_STRING" {
+		t.Errorf("timestamp type %q kept", v)
+	}
+	hoodiectl(t, `{"id": 1, "at": "2024-01-02 03:04:05"}
+{"id": 2, "at": "2024-01-02 23:00:00"}
+{"id": 3, "at": "2023-12-31 00:00:00"}
+`, "upsert", dir).mustSucceed(t)
+	for _, folder := range []string{"20240102", "20231231"} {
+		if files, _ := filepath.Glob(filepath.Join(dir, folder, "*.parquet")); len(files) != 1 {
+			t.Errorf("folder %s holds %d base files, want 1", folder, len(files))
+		}
+	}
+	hoodiectl(t, `{"id": 4, "at": "2024-01-02"}`+"\n", "upsert", dir).mustFail(t, exitError, `line 1 (key "4"): partition column "at": "2024-01-02" does not match date-time pattern "yyyy-MM-dd HH:mm:ss"`)
+	hoodiectl(t, `{"id": 4, "at": "2024-01-02 00:00:00"}`+"\n", "upsert", dir, "--set", "hoodie.keygen.timebased.output.dateformat=yyyy").
+		mustFail(t, exitError, "the table has hoodie.keygen.timebased.output.dateformat=yyyyMMdd")
+
+	for _, tt := range []struct {
+		sets []string
+		want string
+	}{
+		{[]string{"hoodie.keygen.timebased.timestamp.type=DATE_STRING", "hoodie.keygen.timebased.output.dateformat=yyyy GGG"}, `"GGG" is not a pattern letter Hoodie translates`},
+		{[]string{"hoodie.keygen.timebased.output.dateformat=yyyy"}, "hoodie.keygen.timebased.timestamp.type is not set"},
+		{[]string{"hoodie.keygen.timebased.timestamp.type=UNIX_TIMESTAMP", "hoodie.keygen.timebased.output.dateformat=yyyy", "hoodie.parquet.max.file.size=1"}, "init takes the timestamp-based key generator's settings only"},
+	} {
+		other := filepath.Join(t.TempDir(), "t")
+		args := []string{"init", other, "--name", "t", "--record-key", "id", "--partition-by", "at"}
+		for _, s := range tt.sets {
+			args = append(args, "--set", s)
+		}
+		hoodiectl(t, "", args...).mustFail(t, exitError, tt.want, "nothing was created")
+		if _, err := os.Stat(other); !os.IsNotExist(err) {
+			t.Errorf("%v: the folder was created", tt.sets)
+		}
+	}
+}
