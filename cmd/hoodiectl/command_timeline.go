@@ -13,10 +13,13 @@ import (
 
 // instantRow is one line of `hoodiectl timeline`.
 type instantRow struct {
-	Instant   string `json:"instant"`
-	Action    string `json:"action"`
-	State     string `json:"state"`
-	Operation string `json:"operation,omitempty"`
+	Instant string `json:"instant"`
+	Action  string `json:"action"`
+	State   string `json:"state"`
+	// Completion is a completed instant's completion time, where the
+	// timeline records one (table version 8).
+	Completion string `json:"completion,omitempty"`
+	Operation  string `json:"operation,omitempty"`
 	// Counts of completed writes, from the commit metadata.
 	Writes  *int64 `json:"writes,omitempty"`
 	Inserts *int64 `json:"inserts,omitempty"`
@@ -94,6 +97,9 @@ func timelineRows(ctx context.Context, path string) ([]instantRow, error) {
 	rows := make([]instantRow, 0, tl.Len())
 	for _, in := range tl.Instants() {
 		row := instantRow{Instant: in.Time, Action: string(in.Action), State: in.State.String()}
+		if tl.Layout().Version >= 2 {
+			row.Completion = tl.CompletionTime(in)
+		}
 		if in.State == timeline.StateCompleted && isWriteAction(in.Action) {
 			meta, err := tl.ReadCommitMetadata(ctx, in)
 			if err != nil {
@@ -122,12 +128,24 @@ func writeTimelineTable(io streams, rows []instantRow) error {
 		}
 		return strconv.FormatInt(*p, 10)
 	}
+	withCompletion := false
+	for _, r := range rows {
+		withCompletion = withCompletion || r.Completion != ""
+	}
 	for i, r := range rows {
 		files := ""
 		if r.Files != nil {
 			files = strconv.Itoa(*r.Files)
 		}
 		cells[i] = []string{r.Instant, r.Action, r.State, r.Operation, num(r.Writes), num(r.Inserts), num(r.Updates), num(r.Deletes), files, num(r.Bytes)}
+		if withCompletion {
+			cells[i] = append(cells[i][:3], append([]string{r.Completion}, cells[i][3:]...)...)
+		}
 	}
-	return writeTable(io.out, []string{"INSTANT", "ACTION", "STATE", "OPERATION", "WRITES", "INSERTS", "UPDATES", "DELETES", "FILES", "BYTES"}, cells)
+	header := []string{"INSTANT", "ACTION", "STATE", "OPERATION", "WRITES", "INSERTS", "UPDATES", "DELETES", "FILES", "BYTES"}
+	if withCompletion {
+		// Table version 8 records when each instant completed.
+		header = append(header[:3], append([]string{"COMPLETION"}, header[3:]...)...)
+	}
+	return writeTable(io.out, header, cells)
 }
