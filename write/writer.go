@@ -173,6 +173,9 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if len(in.Rows) == 0 {
 		return nil, fmt.Errorf("%s: no records", in.displayName())
 	}
+	if err := CheckTableVersion(ctx, w.fsys); err != nil {
+		return nil, err
+	}
 	unlock, err := storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
 	if errors.Is(err, storage.ErrLocked) && ctx.Err() == nil {
 		return nil, &RefusedError{fmt.Errorf("table %w", err)}
