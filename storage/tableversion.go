@@ -13,9 +13,9 @@ var ErrVersionReadOnly = errors.New("read-only in Hoodie")
 // readOnlyVersionError is CheckWritable's error for a table of version v,
 // saying what the user can do instead.
 func readOnlyVersionError(v int) error {
-	return fmt.Errorf("%s %d (Apache Hudi 1.x): %w, which writes table version %d only. "+
-		"Write to this table with Spark and Hudi 1.x; or downgrade it to version %d with Hudi 1.x "+
-		"(Spark SQL: CALL downgrade_table(table => 'NAME', to_version => 'SIX')); "+
+	return fmt.Errorf("%s %d (Hudi 1.x): %w, which writes version %d. "+
+		"Write to it with Spark and Hudi 1.x; or downgrade it to version %d "+
+		"(Spark SQL with Hudi 1.x, NAME in Spark's catalog: CALL downgrade_table(table => 'NAME', to_version => 'SIX')); "+
 		"or copy its records into a table hoodiectl init makes (hoodiectl export TABLE DIR --format json, then hoodiectl bulk-insert)",
 		KeyTableVersion, v, ErrVersionReadOnly, TableVersion, TableVersion)
 }

@@ -38,7 +38,8 @@ func newTimelineCommand(io streams) *cobra.Command {
 its time (yyyyMMddHHmmssSSS), action (commit, replacecommit, clean, rollback...)
 and state (requested, inflight, completed). For completed writes it adds the
 operation (insert, upsert, bulk_insert, delete...) and the counts of records
-written, inserted, updated and deleted, files written and bytes.
+written, inserted, updated and deleted, files written and bytes. In a table of
+version 8 (Hudi 1.x) a completed instant also shows its completion time.
 
 An instant time is a wall-clock time in the table's timeline zone
 (hoodie.table.timeline.timezone): UTC for tables hoodiectl created, the local
