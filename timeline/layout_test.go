@@ -163,6 +163,8 @@ func TestLoadVersion8(t *testing.T) {
 	const (
 		t1, c1 = "20240418172802262", "20240418172803000"
 		t2     = "20240418172804498"
+		// A savepoint of t1, which takes t1's time, completed later.
+		s1 = "20240418172809000"
 	)
 	js := []byte(`{"partitionToWriteStats":{"p0":[{"fileId":"f1","path":"p0/f1_0-1-2_` + t1 + `.parquet","prevCommit":"null","numWrites":3,"numInserts":3,"totalWriteBytes":10,"partitionPath":"p0","fileSizeInBytes":10,"runtimeStats":{"totalCreateTime":5}}]},"compacted":false,"extraMetadata":{"schema":"{}"},"operationType":"INSERT"}`)
 	avroMeta, err := hudi1test.AvroCommitMetadata(js)
@@ -170,13 +172,15 @@ func TestLoadVersion8(t *testing.T) {
 		t.Fatal(err)
 	}
 	fsys := newTable(t, map[string]string{
-		"hoodie.properties":                string(cfg.Marshal(time.Now())),
-		"tl/" + t1 + ".commit.requested":   "",
-		"tl/" + t1 + ".inflight":           string(avroMeta),
-		"tl/" + t1 + "_" + c1 + ".commit":  string(avroMeta),
-		"tl/" + t2 + ".commit.requested":   "",
-		"tl/.00000000000000001.commit.crc": "",
-		"tl/history/":                      "",
+		"hoodie.properties":                  string(cfg.Marshal(time.Now())),
+		"tl/" + t1 + ".commit.requested":     "",
+		"tl/" + t1 + ".inflight":             string(avroMeta),
+		"tl/" + t1 + "_" + c1 + ".commit":    string(avroMeta),
+		"tl/" + t2 + ".commit.requested":     "",
+		"tl/" + t1 + ".savepoint.inflight":   "",
+		"tl/" + t1 + "_" + s1 + ".savepoint": "",
+		"tl/.00000000000000001.commit.crc":   "",
+		"tl/history/":                        "",
 		// Layout 1's files, left in .hoodie, are no instants of layout 2.
 		"20240101000000000.commit": "{}",
 	})
@@ -187,15 +191,15 @@ func TestLoadVersion8(t *testing.T) {
 	if tl.Layout() != (Layout{Version: 2, Folder: ".hoodie/tl"}) || tl.HasHistory() {
 		t.Errorf("layout %+v, history %v; want layout 2 in .hoodie/tl without history", tl.Layout(), tl.HasHistory())
 	}
-	want := []Instant{{Time: t1, Action: ActionCommit, State: StateCompleted}, {Time: t2, Action: ActionCommit, State: StateRequested}}
+	savepoint := Instant{Time: t1, Action: ActionSavepoint, State: StateCompleted}
+	want := []Instant{{Time: t1, Action: ActionCommit, State: StateCompleted}, savepoint, {Time: t2, Action: ActionCommit, State: StateRequested}}
 	if got := tl.Instants(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("instants %v, want %v", got, want)
 	}
-	if c := tl.CompletionTime(want[0]); c != c1 {
-		t.Errorf("completion time of %v: %q, want %q", want[0], c, c1)
-	}
-	if c := tl.CompletionTime(want[1]); c != "" {
-		t.Errorf("completion time of the pending %v: %q, want none", want[1], c)
+	for in, c := range map[Instant]string{want[0]: c1, savepoint: s1, want[2]: ""} {
+		if got := tl.CompletionTime(in); got != c {
+			t.Errorf("completion time of %v: %q, want %q", in, got, c)
+		}
 	}
 	got, err := tl.ReadCommitMetadata(ctx, want[0])
 	if err != nil {

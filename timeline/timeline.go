@@ -22,8 +22,9 @@ type Timeline struct {
 	layout   Layout
 	instants []Instant
 	// completion holds the completion times of completed instants whose
-	// file names give one (layout 2), by instant time.
-	completion map[string]string
+	// file names give one (layout 2). A savepoint shares its instant time
+	// with the commit it saves, so the key holds the action too.
+	completion map[instantKey]string
 	// history is true when a layout 2 table's archived timeline holds
 	// files: instants older than the active ones exist.
 	history bool
@@ -31,8 +32,9 @@ type Timeline struct {
 
 // Load reads the active timeline of the table whose base path is the root of
 // fsys, in the layout its hoodie.properties declares (see LayoutOf; a folder
-// without hoodie.properties is read in layout 1). Hudi keeps an instant's requested and inflight files after it
-// completes, so the instant takes the state of its latest file: completed
+// without hoodie.properties is read in layout 1). Hudi keeps an instant's
+// requested and inflight files after it completes, so the instant takes the
+// state of its latest file: completed
 // if its completed file exists, else inflight if its inflight file exists,
 // else requested. Files that are not instants are skipped; a file whose name
 // starts with a digit but is no instant file fails the load.
@@ -54,18 +56,14 @@ func LoadLayout(ctx context.Context, fsys storage.FS, layout Layout) (*Timeline,
 	if err != nil {
 		return nil, fmt.Errorf("load timeline: list %s: %w", layout.Folder, err)
 	}
-	var completion map[string]string
+	var completion map[instantKey]string
 	history := false
 	if layout.Version >= 2 {
 		if history, err = holdsFiles(ctx, fsys, path.Join(layout.Folder, HistoryFolder)); err != nil {
 			return nil, fmt.Errorf("load timeline: %w", err)
 		}
 	}
-	type key struct {
-		time   string
-		action Action
-	}
-	latest := make(map[key]Instant)
+	latest := make(map[instantKey]Instant)
 	for _, e := range entries {
 		if e.IsDir {
 			continue
@@ -77,13 +75,13 @@ func LoadLayout(ctx context.Context, fsys storage.FS, layout Layout) (*Timeline,
 		if !ok {
 			continue
 		}
+		k := instantKey{in.Time, completedAction(in.Action)}
 		if done != "" {
 			if completion == nil {
-				completion = make(map[string]string)
+				completion = make(map[instantKey]string)
 			}
-			completion[in.Time] = done
+			completion[k] = done
 		}
-		k := key{in.Time, completedAction(in.Action)}
 		if prev, seen := latest[k]; !seen || laterState(in, prev) {
 			latest[k] = in
 		}
@@ -94,6 +92,13 @@ func LoadLayout(ctx context.Context, fsys storage.FS, layout Layout) (*Timeline,
 	}
 	sort.Slice(instants, func(i, j int) bool { return instantLess(instants[i], instants[j]) })
 	return &Timeline{fsys: fsys, layout: layout, instants: instants, completion: completion, history: history}, nil
+}
+
+// instantKey identifies an instant whatever its state: its time and the
+// action it completes as.
+type instantKey struct {
+	time   string
+	action Action
 }
 
 // holdsFiles reports whether the folder dir holds a file or folder whose
@@ -124,7 +129,7 @@ func (t *Timeline) CompletionTime(in Instant) string {
 	if in.State != StateCompleted {
 		return ""
 	}
-	if c, ok := t.completion[in.Time]; ok {
+	if c, ok := t.completion[instantKey{in.Time, completedAction(in.Action)}]; ok {
 		return c
 	}
 	return in.Time
@@ -134,7 +139,7 @@ func (t *Timeline) CompletionTime(in Instant) string {
 func (t *Timeline) path(in Instant) (string, error) {
 	c := ""
 	if in.State == StateCompleted {
-		c = t.completion[in.Time]
+		c = t.completion[instantKey{in.Time, completedAction(in.Action)}]
 	}
 	name, err := t.layout.FileName(in, c)
 	if err != nil {
