@@ -75,7 +75,7 @@ func (w *window) resolve(tl *timeline.Timeline) error {
 	writes := tl.CompletedCommits()
 	if first, ok := writes.First(); ok && tl.HasHistory() && w.begin < tl.CompletionTime(first) {
 		return fmt.Errorf("%w: begin %s is before the active timeline, whose first commit completed at %s, and Hoodie does not read the archived timeline of table version 8 (%s)",
-			ErrBadRange, w.begin, tl.CompletionTime(first), timeline.HistoryFolder)
+			ErrBadRange, w.begin, tl.CompletionTime(first), tl.Layout().History)
 	}
 	w.byCompletion = true
 	w.commits = []string{}

@@ -24,10 +24,14 @@ const KeyTimelinePath = "hoodie.timeline.path"
 // active timeline in .hoodie/timeline.
 const DefaultTimelinePath = "timeline"
 
-// HistoryFolder is the folder of a layout 2 table's archived timeline (the
-// LSM timeline), relative to its timeline folder (hoodie.timeline.history.path's
-// default). Hoodie does not read it; see Timeline.HasHistory.
-const HistoryFolder = "history"
+// KeyHistoryPath is the hoodie.properties key of a layout 2 table's
+// archived timeline (the LSM timeline), relative to its timeline folder
+// (HoodieTableConfig.TIMELINE_HISTORY_PATH). Hoodie does not read the
+// archived timeline; see Timeline.HasHistory.
+const KeyHistoryPath = "hoodie.timeline.history.path"
+
+// DefaultHistoryPath is KeyHistoryPath's default.
+const DefaultHistoryPath = "history"
 
 // Layout is where and how a table keeps its active timeline: Hudi's
 // timeline layout version, and the folder of the instant files.
@@ -47,31 +51,50 @@ type Layout struct {
 	// Folder is the folder of the active instant files, relative to the
 	// base path.
 	Folder string
+	// History is the folder of the archived timeline of layout 2 (the LSM
+	// timeline), relative to the base path; "" in layout 1.
+	History string
 }
 
 // LayoutV1 is the layout of table version 6, which Hoodie writes.
 var LayoutV1 = Layout{Version: 1, Folder: MetaFolder}
 
 // LayoutOf returns the timeline layout that cfg declares: layout 1 for
-// hoodie.timeline.layout.version 0 or 1, layout 2 in the folder that
-// hoodie.timeline.path names (default DefaultTimelinePath) for version 2.
-// A timeline path that leaves .hoodie is an error.
+// hoodie.timeline.layout.version 0 or 1, layout 2 for version 2, in the
+// folder that hoodie.timeline.path names in .hoodie (default
+// DefaultTimelinePath) with its history in the folder that
+// hoodie.timeline.history.path names in that one (default
+// DefaultHistoryPath). A path that leaves its parent is an error.
 func LayoutOf(cfg *storage.TableConfig) (Layout, error) {
 	switch cfg.TimelineLayoutVersion {
 	case 0, 1:
 		return LayoutV1, nil
 	case 2:
-		dir := DefaultTimelinePath
-		if cfg.Extra != nil {
-			dir = cfg.Extra.GetOr(KeyTimelinePath, DefaultTimelinePath)
+		folder, err := subfolder(cfg, KeyTimelinePath, DefaultTimelinePath, MetaFolder)
+		if err != nil {
+			return Layout{}, err
 		}
-		clean := path.Clean(dir)
-		if dir == "" || path.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
-			return Layout{}, fmt.Errorf("%s %q: not a folder inside %s", KeyTimelinePath, dir, MetaFolder)
+		history, err := subfolder(cfg, KeyHistoryPath, DefaultHistoryPath, folder)
+		if err != nil {
+			return Layout{}, err
 		}
-		return Layout{Version: 2, Folder: path.Join(MetaFolder, clean)}, nil
+		return Layout{Version: 2, Folder: folder, History: history}, nil
 	}
 	return Layout{}, fmt.Errorf("%s %d: Hoodie reads timeline layouts 1 and 2", storage.KeyTimelineLayoutVersion, cfg.TimelineLayoutVersion)
+}
+
+// subfolder returns the folder that cfg's property key (default def) names
+// inside parent. A path that leaves parent is an error.
+func subfolder(cfg *storage.TableConfig, key, def, parent string) (string, error) {
+	dir := def
+	if cfg.Extra != nil {
+		dir = cfg.Extra.GetOr(key, def)
+	}
+	clean := path.Clean(dir)
+	if dir == "" || path.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", fmt.Errorf("%s %q: not a folder inside %s", key, dir, parent)
+	}
+	return path.Join(parent, clean), nil
 }
 
 // tableLayout reads the layout of the table on fsys from its

@@ -137,9 +137,18 @@ func TestLayoutOf(t *testing.T) {
 		switch {
 		case tt.want == "" && err == nil:
 			t.Errorf("timeline path %q: layout %+v, want an error", tt.dir, l)
-		case tt.want != "" && (err != nil || l != Layout{Version: 2, Folder: tt.want}):
+		case tt.want != "" && (err != nil || l != Layout{Version: 2, Folder: tt.want, History: tt.want + "/history"}):
 			t.Errorf("timeline path %q: layout %+v, %v; want layout 2 in %s", tt.dir, l, err, tt.want)
 		}
+	}
+	cfg := v8Config(t, "")
+	cfg.Extra.Set(KeyHistoryPath, "lsm")
+	if l, err := LayoutOf(cfg); err != nil || l.History != ".hoodie/timeline/lsm" {
+		t.Errorf("history path lsm: layout %+v, %v; want its history in .hoodie/timeline/lsm", l, err)
+	}
+	cfg.Extra.Set(KeyHistoryPath, "../../data")
+	if l, err := LayoutOf(cfg); err == nil {
+		t.Errorf("history path ../../data: layout %+v, want an error", l)
 	}
 	cfg, err := storage.NewTableConfig("t", []string{"id"}, "", nil, false, "")
 	if err != nil {
@@ -188,7 +197,7 @@ func TestLoadVersion8(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tl.Layout() != (Layout{Version: 2, Folder: ".hoodie/tl"}) || tl.HasHistory() {
+	if tl.Layout() != (Layout{Version: 2, Folder: ".hoodie/tl", History: ".hoodie/tl/history"}) || tl.HasHistory() {
 		t.Errorf("layout %+v, history %v; want layout 2 in .hoodie/tl without history", tl.Layout(), tl.HasHistory())
 	}
 	savepoint := Instant{Time: t1, Action: ActionSavepoint, State: StateCompleted}
@@ -219,7 +228,7 @@ func TestLoadVersion8(t *testing.T) {
 
 	// Once archival has written to the history folder, the timeline knows
 	// older instants exist.
-	if err := fsys.WriteFile(ctx, path.Join(MetaFolder, "tl", HistoryFolder, "_version_"), []byte("1")); err != nil {
+	if err := fsys.WriteFile(ctx, path.Join(MetaFolder, "tl", DefaultHistoryPath, "_version_"), []byte("1")); err != nil {
 		t.Fatal(err)
 	}
 	if tl, err = Load(ctx, fsys); err != nil || !tl.HasHistory() {

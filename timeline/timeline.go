@@ -59,7 +59,7 @@ func LoadLayout(ctx context.Context, fsys storage.FS, layout Layout) (*Timeline,
 	var completion map[instantKey]string
 	history := false
 	if layout.Version >= 2 {
-		if history, err = holdsFiles(ctx, fsys, path.Join(layout.Folder, HistoryFolder)); err != nil {
+		if history, err = holdsFiles(ctx, fsys, layout.History); err != nil {
 			return nil, fmt.Errorf("load timeline: %w", err)
 		}
 	}
@@ -153,7 +153,7 @@ func (t *Timeline) Layout() Layout { return t.layout }
 
 // HasHistory reports whether instants older than the active timeline are
 // known to exist in a layout 2 table's archived timeline (the LSM timeline
-// in HistoryFolder), which Hoodie does not read. It is false in layout 1,
+// in Layout.History), which Hoodie does not read. It is false in layout 1,
 // whose archived timeline read/view.go does without.
 func (t *Timeline) HasHistory() bool { return t.history }
 
