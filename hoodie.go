@@ -295,8 +295,13 @@ func (t *Table) VerifyIndex(ctx context.Context) (index.Report, error) {
 }
 
 // asWriter runs fn holding the writer lock, with the options of the
-// table's record index and the timeline loaded.
+// table's record index and the timeline loaded. A table Hoodie does not
+// write (table version 8) is refused before the lock is taken: the record
+// index serves writes only.
 func (t *Table) asWriter(ctx context.Context, fn func(opts index.Options, tl *timeline.Timeline) error) (err error) {
+	if err := write.CheckTableVersion(ctx, t.fsys); err != nil {
+		return err
+	}
 	unlock, err := storage.Lock(ctx, t.fsys, storage.LockFile, storage.LockOptions{})
 	if err != nil {
 		return err

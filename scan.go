@@ -19,7 +19,7 @@ import (
 // changes how the files holding the keys that Where pins are found.
 type ScanOptions struct {
 	AsOf        string   // read the table as of this instant (time travel)
-	Begin, End  string   // read the records committed in (Begin, End]; End defaults to the latest commit
+	Begin, End  string   // read the records committed in (Begin, End]; End defaults to the latest commit (table version 8: of the commits completed in [Begin, End])
 	Columns     []string // the columns returned, in order; nil: the meta columns, then all
 	Where       string   // keep the records this filter is true for, such as "fare > 10 AND city = 'sf'"
 	BatchSize   int      // the most records in a batch; 0: read.DefaultBatchSize

@@ -7,9 +7,9 @@ one needs the Hudi 1.0.2 bundle instead of 0.15.0.
     python hudi1_tables.py OUT_DIR
 
 OUT_DIR/<table>/ holds each table, OUT_DIR/answers.json Spark's answers:
-per table, its completed instants (requested times, oldest first), the
-snapshot, the table as of each instant, and the incremental reads between
-consecutive instants.
+per table, its completed instants ([requested, completion] times, oldest
+first), the snapshot, the table as of several instants, and incremental
+reads over several ranges ("begin,end", end empty for an open range).
 """
 
 import json
@@ -51,21 +51,54 @@ def completed(table):
     return sorted(out)
 
 
+def answer(spark, table):
+    """Spark's answers about table."""
+    instants = completed(table)
+    answers = {"instants": instants, "snapshot": canon_rows(spark_read(spark, table)), "as_of": {}, "incremental": {}}
+    # Time travel: as of each requested time, and as of a time between a
+    # commit's request and its completion (which tells whether as.of.instant
+    # compares requested or completion times).
+    as_of = [req for req, _ in instants] + [str(int(req) + 1) for req, _ in instants if req[-3:] != "999"]
+    for t in as_of:
+        answers["as_of"][t] = canon_rows(spark_read(spark, table, as_of=t))
+    # Incremental: between consecutive requested times, between completion
+    # times, from the start, and open-ended.
+    ranges = [(b, e) for (b, _), (e, _) in zip(instants, instants[1:])]
+    ranges += [(b, e) for (_, b), (_, e) in zip(instants, instants[1:])]
+    ranges += [("000", instants[0][0]), ("000", instants[0][1]), (instants[1][0], None)]
+    for b, e in ranges:
+        answers["incremental"][f"{b},{e or ''}"] = canon_rows(spark_read(spark, table, begin=b, end=e))
+    return answers
+
+
 def main(out):
     spark = make_spark(HUDI1_BUNDLE, "hoodie-interop-hudi-1.0")
     spark.sparkContext.setLogLevel("ERROR")
+    answers = {}
+    # Upserts and deletes: commits.
     table = os.path.join(out, "cow_v8")
     write(spark, table, [rec(n, 1, "i") for n in range(8)], "insert", mode="overwrite")
     write(spark, table, [rec(n, 2, "u") for n in (1, 2)] + [rec(10, 2, "i")], "upsert")
     write(spark, table, [rec(3, 3, "d")], "delete")
-    instants = completed(table)
-    answers = {"instants": instants, "snapshot": canon_rows(spark_read(spark, table)), "as_of": {}, "incremental": {}}
-    for req, _ in instants:
-        answers["as_of"][req] = canon_rows(spark_read(spark, table, as_of=req))
-    for (b, _), (e, _) in zip(instants, instants[1:]):
-        answers["incremental"][f"{b},{e}"] = canon_rows(spark_read(spark, table, begin=b, end=e))
+    answers["cow_v8"] = answer(spark, table)
+    # insert_overwrite: a replacecommit (Avro HoodieReplaceCommitMetadata)
+    # that replaces partition p0's file group.
+    table = os.path.join(out, "cow_v8_replace")
+    write(spark, table, [rec(n, 1, "i") for n in range(6)], "insert", mode="overwrite")
+    write(spark, table, [rec(n, 2, "o") for n in (20, 22)], "insert_overwrite")
+    write(spark, table, [rec(5, 3, "u")], "upsert")
+    answers["cow_v8_replace"] = answer(spark, table)
+    # What hoodiectl's refusal advises: downgrade to version 6 with Hudi's
+    # own procedure, which wants a table of Spark's catalog (a path is
+    # "TABLE_OR_VIEW_NOT_FOUND"); Hoodie then writes to it.
+    table = os.path.join(out, "cow_v8_downgraded")
+    write(spark, table, [rec(n, 1, "i") for n in range(4)], "insert", mode="overwrite")
+    write(spark, table, [rec(n, 2, "u") for n in (1, 2)], "upsert")
+    spark.sql(f"CREATE TABLE hudi1_downgraded USING hudi LOCATION '{table}'")
+    assert spark.sql("CALL downgrade_table(table => 'hudi1_downgraded', to_version => 'SIX')").collect()[0][0]
+    answers["cow_v8_downgraded"] = {"snapshot": canon_rows(spark_read(spark, table))}
     with open(os.path.join(out, "answers.json"), "w") as f:
-        json.dump({"cow_v8": answers}, f)
+        json.dump(answers, f)
     spark.stop()
 
 

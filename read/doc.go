@@ -37,6 +37,10 @@
 //   - Incremental (Begin, End): the records of the snapshot as of End
 //     (default: the latest commit) whose _hoodie_commit_time lies in
 //     (Begin, End]. Files whose instant is at or before Begin are not read.
+//     In a table of version 8 (timeline layout 2, Hudi 1.x) the range
+//     picks commits by completion time, as Hudi 1.x does: the records of
+//     the commits that completed in [Begin, End], both ends included,
+//     read from the snapshot as of the latest of them.
 //   - Columns: the five Hudi meta columns, then the table's columns, unless
 //     Options.Columns names some, top-level or nested in records
 //     ("structField.field2"). Unknown names are an *UnknownColumnError.

@@ -33,6 +33,9 @@ type Options struct {
 	// End whose _hoodie_commit_time lies in (Begin, End]. A Begin of zeros
 	// ("000") means from the start. End defaults to the latest commit;
 	// Begin after End is an error, as are AsOf and End without Begin.
+	// In a table of version 8 Begin and End are completion times: the
+	// scan reads the records of the commits that completed in [Begin,
+	// End], as Hudi 1.x does (see window.resolve).
 	Begin, End string
 	// Columns are the columns to return, in order: top-level columns or
 	// fields nested in records ("structField.field2", returned under that
@@ -125,6 +128,9 @@ type Scan struct {
 func NewScan(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, tl *timeline.Timeline, opts Options) (*Scan, error) {
 	w, err := newWindow(opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := w.resolve(tl); err != nil {
 		return nil, err
 	}
 	view, err := LoadView(ctx, fsys, tl, w.viewAt)

@@ -55,6 +55,13 @@ const (
 	TableVersion = 6
 	// TimelineLayoutVersion is the timeline layout Hoodie reads and writes.
 	TimelineLayoutVersion = 1
+	// ReadOnlyTableVersion is the table version of Hudi 1.x, which Hoodie
+	// reads (timeline layout ReadOnlyTimelineLayoutVersion) but does not
+	// write: see CheckWritable.
+	ReadOnlyTableVersion = 8
+	// ReadOnlyTimelineLayoutVersion is the timeline layout of
+	// ReadOnlyTableVersion.
+	ReadOnlyTimelineLayoutVersion = 2
 
 	SimpleKeyGenerator         = "org.apache.hudi.keygen.SimpleKeyGenerator"
 	ComplexKeyGenerator        = "org.apache.hudi.keygen.ComplexKeyGenerator"
@@ -228,10 +235,12 @@ func (c *TableConfig) Validate() error {
 		return fmt.Errorf("%s %q is not a Hudi table type (want %s)", KeyTableType, c.Type, TableTypeCopyOnWrite)
 	case c.Type == TableTypeMergeOnRead:
 		return fmt.Errorf("%s %s is not supported: Hoodie reads and writes %s tables only", KeyTableType, c.Type, TableTypeCopyOnWrite)
-	case c.Version != TableVersion:
-		return fmt.Errorf("%s %d is not supported: Hoodie reads and writes table version %d", KeyTableVersion, c.Version, TableVersion)
-	case c.TimelineLayoutVersion != TimelineLayoutVersion:
+	case c.Version != TableVersion && c.Version != ReadOnlyTableVersion:
+		return fmt.Errorf("%s %d is not supported: Hoodie reads and writes table version %d and reads table version %d", KeyTableVersion, c.Version, TableVersion, ReadOnlyTableVersion)
+	case c.Version == TableVersion && c.TimelineLayoutVersion != TimelineLayoutVersion:
 		return fmt.Errorf("%s %d is not supported: Hoodie reads and writes timeline layout %d", KeyTimelineLayoutVersion, c.TimelineLayoutVersion, TimelineLayoutVersion)
+	case c.Version == ReadOnlyTableVersion && c.TimelineLayoutVersion != ReadOnlyTimelineLayoutVersion:
+		return fmt.Errorf("%s %d is not supported in table version %d: Hoodie reads its timeline layout %d", KeyTimelineLayoutVersion, c.TimelineLayoutVersion, ReadOnlyTableVersion, ReadOnlyTimelineLayoutVersion)
 	case len(c.RecordKeyFields) == 0:
 		return fmt.Errorf("%s is missing: a table needs a record key", KeyRecordKeyFields)
 	case c.TimelineTimezone != "" && c.TimelineTimezone != TimelineLocal && c.TimelineTimezone != TimelineUTC:
@@ -253,11 +262,15 @@ func (c *TableConfig) Validate() error {
 	return nil
 }
 
-// CheckWritable reports whether Hoodie can write the table: its key
-// generator must be one Hoodie computes keys and partition paths as. Any
-// other (custom) still lets it be read: readers take the stored keys and
-// the partition folders as they are.
+// CheckWritable reports whether Hoodie can write the table: it must be of
+// TableVersion (a table of ReadOnlyTableVersion gets an error wrapping
+// ErrVersionReadOnly), and its key generator one Hoodie computes keys and
+// partition paths as. Any other (custom) still lets it be read: readers
+// take the stored keys and the partition folders as they are.
 func (c *TableConfig) CheckWritable() error {
+	if c.Version != TableVersion {
+		return readOnlyVersionError(c.Version)
+	}
 	switch c.KeyGeneratorClass {
 	case SimpleKeyGenerator, ComplexKeyGenerator, NonpartitionedKeyGenerator:
 		return nil
@@ -406,6 +419,9 @@ func tableConfigFromProperties(props *Properties) (*TableConfig, error) {
 	c.PrecombineField, _ = take(KeyPrecombineField)
 	c.PartitionFields = takeList(KeyPartitionFields)
 	c.KeyGeneratorClass, _ = take(KeyKeyGeneratorClass)
+	if c.KeyGeneratorClass == "" {
+		c.KeyGeneratorClass = keyGeneratorOfType(extra)
+	}
 	c.HiveStylePartitioning = takeBool(KeyHiveStylePartitioning, false)
 	c.URLEncodePartitioning = takeBool(KeyURLEncodePartitioning, false)
 	c.DropPartitionColumns = takeBool(KeyDropPartitionColumns, false)

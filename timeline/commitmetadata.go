@@ -114,21 +114,22 @@ type RuntimeStats struct {
 	TotalCreateTime int64 `json:"totalCreateTime"`
 }
 
-// ParseCommitMetadata parses commit metadata JSON. Empty data is empty
-// metadata, as in Hudi.
+// ParseCommitMetadata parses commit metadata: JSON, or the Avro container
+// file of timeline layout 2 (Hudi 1.x). Empty data is empty metadata, as in
+// Hudi.
 func ParseCommitMetadata(data []byte) (*CommitMetadata, error) {
 	m := new(CommitMetadata)
-	if err := unmarshalMetadata(data, m); err != nil {
+	if err := decodeMetadata(data, m); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
-// ParseReplaceCommitMetadata parses replace commit metadata JSON. Empty data
-// is empty metadata, as in Hudi.
+// ParseReplaceCommitMetadata parses replace commit metadata as
+// ParseCommitMetadata does. Empty data is empty metadata, as in Hudi.
 func ParseReplaceCommitMetadata(data []byte) (*ReplaceCommitMetadata, error) {
 	m := new(ReplaceCommitMetadata)
-	if err := unmarshalMetadata(data, m); err != nil {
+	if err := decodeMetadata(data, m); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hoodie-dev/hoodie/internal/hudi1test"
 )
 
 func TestParseCommitMetadataLenient(t *testing.T) {
@@ -290,6 +292,16 @@ func FuzzParseCommitMetadata(f *testing.F) {
 		"{\"extraMetadata\":{\"k\":\"\\u0000\\ud800\xff\"}}",
 	} {
 		f.Add([]byte(s))
+	}
+	// Table version 8's Avro container files, whole and cut short.
+	js := []byte(`{"partitionToWriteStats":{"p":[{"fileId":"f","path":"p/f.parquet","prevCommit":"null","numWrites":1,"runtimeStats":{"totalScanTime":1}}]},"extraMetadata":{"schema":"{}"},"operationType":"UPSERT","partitionToReplaceFileIds":{"p":["g"]}}`)
+	for _, encode := range []func([]byte) ([]byte, error){hudi1test.AvroCommitMetadata, hudi1test.AvroReplaceCommitMetadata} {
+		data, err := encode(js)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		f.Add(data[:len(data)-20])
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseReplaceCommitMetadata(data)

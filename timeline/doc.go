@@ -1,7 +1,8 @@
 // Package timeline is a table's commit log: the instants in its .hoodie
 // folder, laid out as Apache Hudi's timeline layout version 1 (table version
 // 6), so that Hudi, Spark, Trino and hudi-rs read what Hoodie writes and
-// Hoodie reads what they write.
+// Hoodie reads what they write. It also reads timeline layout 2 (table
+// version 8, Hudi 1.x), which Hoodie does not write: see Layout.
 //
 // # Layout
 //
@@ -32,7 +33,8 @@
 // for each partition the write stats of the file groups written, the writer's
 // Avro schema under extraMetadata's "schema" key, and the write operation.
 // Hoodie writes it byte for byte as Hudi's Jackson does. The Avro contents of
-// clean, rollback and replacecommit plans are not read here.
+// clean, rollback and replacecommit plans are not read here. In layout 2 the
+// same metadata is an Avro container file, which reads into the same types.
 //
 // # Protocol
 //

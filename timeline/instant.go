@@ -128,18 +128,24 @@ func completedAction(a Action) Action {
 	switch a {
 	case ActionCompaction:
 		return ActionCommit
+	case ActionClustering:
+		return ActionReplaceCommit
 	case ActionLogCompaction:
 		return ActionDeltaCommit
 	}
 	return a
 }
 
-// suffixIndex maps each file name suffix back to the action and state it
-// stands for. A completed compaction's ".commit" reads back as a completed
-// commit, as in Hudi.
-var suffixIndex = func() map[string]Instant {
+// suffixIndex maps each file name suffix of layout 1 back to the action
+// and state it stands for. A completed compaction's ".commit" reads back as
+// a completed commit, as in Hudi.
+var suffixIndex = indexSuffixes(actionSuffixes)
+
+// indexSuffixes maps each file name suffix of an action in bySuffix back to
+// the action and state it stands for.
+func indexSuffixes(bySuffix map[Action]suffixes) map[string]Instant {
 	index := make(map[string]Instant)
-	for action, s := range actionSuffixes {
+	for action, s := range bySuffix {
 		if s.requested != "" {
 			index[s.requested] = Instant{Action: action, State: StateRequested}
 		}
@@ -149,11 +155,16 @@ var suffixIndex = func() map[string]Instant {
 		}
 	}
 	return index
-}()
+}
 
-// suffix returns the file name suffix of the instant's action and state.
-func (in Instant) suffix() (string, error) {
-	s, ok := actionSuffixes[in.Action]
+// suffix returns the layout 1 file name suffix of the instant's action and
+// state.
+func (in Instant) suffix() (string, error) { return in.suffixIn(actionSuffixes) }
+
+// suffixIn returns the file name suffix of the instant's action and state
+// among bySuffix, the suffixes of a layout.
+func (in Instant) suffixIn(bySuffix map[Action]suffixes) (string, error) {
+	s, ok := bySuffix[in.Action]
 	if !ok {
 		return "", fmt.Errorf("instant %s: %w: unknown action %q", in, ErrInvalidInstant, in.Action)
 	}
@@ -213,6 +224,12 @@ func (in Instant) withState(s State) Instant {
 // starts with a digit but is not an instant file of timeline layout 1 gives
 // an error naming it.
 func ParseInstantFileName(name string) (in Instant, ok bool, err error) {
+	return parseInstantFileName(name, suffixIndex)
+}
+
+// parseInstantFileName parses name, "<time><suffix>", with the suffixes of
+// index.
+func parseInstantFileName(name string, index map[string]Instant) (in Instant, ok bool, err error) {
 	if name == "" || name[0] < '0' || name[0] > '9' {
 		return Instant{}, false, nil
 	}
@@ -220,11 +237,16 @@ func ParseInstantFileName(name string) (in Instant, ok bool, err error) {
 	if dot < 0 {
 		return Instant{}, false, fmt.Errorf("instant file %q: %w: no action extension", name, ErrInvalidInstant)
 	}
-	ts, sfx := name[:dot], name[dot:]
+	return parseInstantParts(name, name[:dot], name[dot:], index)
+}
+
+// parseInstantParts reads the instant of the file name, whose instant time
+// is ts and suffix sfx, with the suffixes of index. Errors name the file.
+func parseInstantParts(name, ts, sfx string, index map[string]Instant) (in Instant, ok bool, err error) {
 	if err := CheckInstantTime(ts); err != nil {
 		return Instant{}, false, fmt.Errorf("instant file %q: %w: %w", name, ErrInvalidInstant, err)
 	}
-	in, known := suffixIndex[sfx]
+	in, known := index[sfx]
 	if !known {
 		return Instant{}, false, fmt.Errorf("instant file %q: %w: unknown extension %q", name, ErrInvalidInstant, sfx)
 	}

@@ -199,25 +199,30 @@ func FuzzParseInstantFileName(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, name string) {
-		in, ok, err := ParseInstantFileName(name)
-		switch {
-		case err != nil:
-			if ok {
-				t.Fatalf("ParseInstantFileName(%q): ok with error %v", name, err)
-			}
-			if !strings.Contains(err.Error(), strconv.Quote(name)) {
-				t.Fatalf("ParseInstantFileName(%q): error %q does not name the file", name, err)
-			}
-		case ok:
-			back, err := in.FileName()
-			if err != nil || back != name {
-				t.Fatalf("ParseInstantFileName(%q) = %v, whose FileName() is %q, %v", name, in, back, err)
-			}
-		default:
-			if name != "" && name[0] >= '0' && name[0] <= '9' {
-				t.Fatalf("ParseInstantFileName(%q): a name starting with a digit is neither an instant nor an error", name)
-			}
+	f.Fuzz(func(t *testing.T, name string) { checkFileName(t, LayoutV1, name) })
+}
+
+// checkFileName checks what layout l reads of the file name: an error
+// naming it, or an instant whose file name is name again, or, for a name
+// that does not start with a digit, neither.
+func checkFileName(t *testing.T, l Layout, name string) {
+	in, c, ok, err := l.ParseFileName(name)
+	switch {
+	case err != nil:
+		if ok {
+			t.Fatalf("ParseFileName(%q): ok with error %v", name, err)
 		}
-	})
+		if !strings.Contains(err.Error(), strconv.Quote(name)) {
+			t.Fatalf("ParseFileName(%q): error %q does not name the file", name, err)
+		}
+	case ok:
+		back, err := l.FileName(in, c)
+		if err != nil || back != name {
+			t.Fatalf("ParseFileName(%q) = %v, %q, whose FileName is %q, %v", name, in, c, back, err)
+		}
+	default:
+		if name != "" && name[0] >= '0' && name[0] <= '9' {
+			t.Fatalf("ParseFileName(%q): a name starting with a digit is neither an instant nor an error", name)
+		}
+	}
 }

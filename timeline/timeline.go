@@ -2,8 +2,12 @@ package timeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"path"
 	"sort"
+	"strings"
 
 	"github.com/hoodie-dev/hoodie/storage"
 )
@@ -15,12 +19,22 @@ import (
 // read instant details from the same table. Make one with Load.
 type Timeline struct {
 	fsys     storage.FS
+	layout   Layout
 	instants []Instant
+	// completion holds the completion times of completed instants whose
+	// file names give one (layout 2). A savepoint shares its instant time
+	// with the commit it saves, so the key holds the action too.
+	completion map[instantKey]string
+	// history is true when a layout 2 table's archived timeline holds
+	// files: instants older than the active ones exist.
+	history bool
 }
 
 // Load reads the active timeline of the table whose base path is the root of
-// fsys. Hudi keeps an instant's requested and inflight files after it
-// completes, so the instant takes the state of its latest file: completed
+// fsys, in the layout its hoodie.properties declares (see LayoutOf; a folder
+// without hoodie.properties is read in layout 1). Hudi keeps an instant's
+// requested and inflight files after it completes, so the instant takes the
+// state of its latest file: completed
 // if its completed file exists, else inflight if its inflight file exists,
 // else requested. Files that are not instants are skipped; a file whose name
 // starts with a digit but is no instant file fails the load.
@@ -29,27 +43,45 @@ type Timeline struct {
 // when it is read (ReadCommitMetadata); see the package documentation for why
 // a completed file always holds whole metadata.
 func Load(ctx context.Context, fsys storage.FS) (*Timeline, error) {
-	entries, err := fsys.ReadDir(ctx, MetaFolder)
+	layout, err := tableLayout(ctx, fsys)
 	if err != nil {
-		return nil, fmt.Errorf("load timeline: list %s: %w", MetaFolder, err)
+		return nil, fmt.Errorf("load timeline: %w", err)
 	}
-	type key struct {
-		time   string
-		action Action
+	return LoadLayout(ctx, fsys, layout)
+}
+
+// LoadLayout is Load with the table's layout given.
+func LoadLayout(ctx context.Context, fsys storage.FS, layout Layout) (*Timeline, error) {
+	entries, err := fsys.ReadDir(ctx, layout.Folder)
+	if err != nil {
+		return nil, fmt.Errorf("load timeline: list %s: %w", layout.Folder, err)
 	}
-	latest := make(map[key]Instant)
+	var completion map[instantKey]string
+	history := false
+	if layout.Version >= 2 {
+		if history, err = holdsFiles(ctx, fsys, layout.History); err != nil {
+			return nil, fmt.Errorf("load timeline: %w", err)
+		}
+	}
+	latest := make(map[instantKey]Instant)
 	for _, e := range entries {
 		if e.IsDir {
 			continue
 		}
-		in, ok, err := ParseInstantFileName(e.Name)
+		in, done, ok, err := layout.ParseFileName(e.Name)
 		if err != nil {
-			return nil, fmt.Errorf("load timeline: %s: %w", MetaFolder, err)
+			return nil, fmt.Errorf("load timeline: %s: %w", layout.Folder, err)
 		}
 		if !ok {
 			continue
 		}
-		k := key{in.Time, completedAction(in.Action)}
+		k := instantKey{in.Time, completedAction(in.Action)}
+		if done != "" {
+			if completion == nil {
+				completion = make(map[instantKey]string)
+			}
+			completion[k] = done
+		}
 		if prev, seen := latest[k]; !seen || laterState(in, prev) {
 			latest[k] = in
 		}
@@ -59,8 +91,71 @@ func Load(ctx context.Context, fsys storage.FS) (*Timeline, error) {
 		instants = append(instants, in)
 	}
 	sort.Slice(instants, func(i, j int) bool { return instantLess(instants[i], instants[j]) })
-	return &Timeline{fsys: fsys, instants: instants}, nil
+	return &Timeline{fsys: fsys, layout: layout, instants: instants, completion: completion, history: history}, nil
 }
+
+// instantKey identifies an instant whatever its state: its time and the
+// action it completes as.
+type instantKey struct {
+	time   string
+	action Action
+}
+
+// holdsFiles reports whether the folder dir holds a file or folder whose
+// name does not start with a dot (Hadoop's checksum files do); a missing
+// folder holds none.
+func holdsFiles(ctx context.Context, fsys storage.FS, dir string) (bool, error) {
+	entries, err := fsys.ReadDir(ctx, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("list %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name, ".") {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// CompletionTime returns the completion time of a completed instant as far
+// as the timeline tells: in layout 2 the one its file name gives; else, and
+// for completed instants of layout 2 kept from before an upgrade (which Hudi
+// dates by their file's modification time), its instant time. A pending
+// instant has none: "".
+func (t *Timeline) CompletionTime(in Instant) string {
+	if in.State != StateCompleted {
+		return ""
+	}
+	if c, ok := t.completion[instantKey{in.Time, completedAction(in.Action)}]; ok {
+		return c
+	}
+	return in.Time
+}
+
+// path returns the path of the instant's file, relative to the base path.
+func (t *Timeline) path(in Instant) (string, error) {
+	c := ""
+	if in.State == StateCompleted {
+		c = t.completion[instantKey{in.Time, completedAction(in.Action)}]
+	}
+	name, err := t.layout.FileName(in, c)
+	if err != nil {
+		return "", err
+	}
+	return path.Join(t.layout.Folder, name), nil
+}
+
+// Layout is the layout the timeline was read in.
+func (t *Timeline) Layout() Layout { return t.layout }
+
+// HasHistory reports whether instants older than the active timeline are
+// known to exist in a layout 2 table's archived timeline (the LSM timeline
+// in Layout.History), which Hoodie does not read. It is false in layout 1,
+// whose archived timeline read/view.go does without.
+func (t *Timeline) HasHistory() bool { return t.history }
 
 // laterState reports whether a is further along than b, two files of one
 // instant. Ties (which a sound timeline never has) go to the greater action
@@ -126,7 +221,7 @@ func (t *Timeline) Filter(keep func(Instant) bool) *Timeline {
 			out = append(out, in)
 		}
 	}
-	return &Timeline{fsys: t.fsys, instants: out}
+	return &Timeline{fsys: t.fsys, layout: t.layout, instants: out, completion: t.completion, history: t.history}
 }
 
 // Completed returns the completed instants.
@@ -186,7 +281,7 @@ func (t *Timeline) Contains(ts string) bool {
 // ReadCommitMetadata), Avro for clean, rollback and replacecommit plans, and
 // empty for requested commits.
 func (t *Timeline) ReadDetails(ctx context.Context, in Instant) ([]byte, error) {
-	p, err := in.Path()
+	p, err := t.path(in)
 	if err != nil {
 		return nil, err
 	}
@@ -230,8 +325,8 @@ func (t *Timeline) readMetadata(ctx context.Context, in Instant, m any) error {
 	if err != nil {
 		return err
 	}
-	p, _ := in.Path() // ReadDetails checked it
-	if err := unmarshalMetadata(data, m); err != nil {
+	p, _ := t.path(in) // ReadDetails checked it
+	if err := decodeMetadata(data, m); err != nil {
 		return fmt.Errorf("instant file %s: %w", p, err)
 	}
 	return nil

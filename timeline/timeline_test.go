@@ -40,7 +40,7 @@ func newTable(t *testing.T, files map[string]string) storage.FS {
 
 func load(t *testing.T, fsys storage.FS) *Timeline {
 	t.Helper()
-	tl, err := Load(context.Background(), fsys)
+	tl, err := LoadLayout(context.Background(), fsys, LayoutV1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestLoadErrors(t *testing.T) {
 			"20240101000000001.commit":           "{}",
 			"20240101000000002.commit.completed": "{}",
 		})
-		_, err := Load(context.Background(), fsys)
+		_, err := LoadLayout(context.Background(), fsys, LayoutV1)
 		if !errors.Is(err, ErrInvalidInstant) || !strings.Contains(err.Error(), "20240101000000002.commit.completed") {
 			t.Fatalf("Load() error = %v, want ErrInvalidInstant naming the file", err)
 		}
@@ -133,7 +133,7 @@ func TestLoadErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Load(context.Background(), fsys); !errors.Is(err, fs.ErrNotExist) {
+		if _, err := LoadLayout(context.Background(), fsys, LayoutV1); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("Load() error = %v, want fs.ErrNotExist", err)
 		}
 	})

@@ -34,7 +34,8 @@ const maxCreateAttempts = 64
 //
 // The caller must hold the table's writer lock: create-if-absent keeps two
 // writers from taking one instant time for one action, but not for two
-// actions, and not from creating instants out of time order.
+// actions, and not from creating instants out of time order. Instants are
+// made in timeline layout 1 (LayoutV1), the only one Hoodie writes.
 func CreateRequested(ctx context.Context, fsys storage.FS, gen *Generator, action Action, plan []byte) (Instant, error) {
 	return CreateRequestedWith(ctx, fsys, gen, action, plan, nil)
 }
@@ -57,7 +58,7 @@ func CreateRequestedWith(ctx context.Context, fsys storage.FS, gen *Generator, a
 	if gen == nil {
 		gen = new(Generator)
 	}
-	tl, err := Load(ctx, fsys)
+	tl, err := LoadLayout(ctx, fsys, LayoutV1)
 	if err != nil {
 		return Instant{}, fmt.Errorf("create requested %s instant: %w", action, err)
 	}

@@ -303,8 +303,12 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 
 // lockTable takes the table's writer lock, as the settings say to wait
 // for it (a lock held past the wait is a refusal), and loads the table's
-// configuration.
+// configuration. A table of a version Hoodie only reads is refused first,
+// before the lock file is created (see CheckTableVersion).
 func (w *Writer) lockTable(ctx context.Context) (unlock func() error, err error) {
+	if err := CheckTableVersion(ctx, w.fsys); err != nil {
+		return nil, err
+	}
 	unlock, err = storage.Lock(ctx, w.fsys, storage.LockFile, storage.LockOptions{Timeout: w.settings.LockTimeout, Waiting: w.opts.LockWaiting})
 	if errors.Is(err, storage.ErrLocked) && ctx.Err() == nil {
 		return nil, &RefusedError{fmt.Errorf("table %w", err)}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/index"
+	"github.com/hoodie-dev/hoodie/write"
 )
 
 func newIndexCommand(io streams) *cobra.Command {
@@ -91,7 +92,11 @@ func newIndexSubcommand(name, short string, run func(ctx context.Context, t *hoo
 			if err != nil {
 				return err
 			}
-			return run(cmd.Context(), t, args[0])
+			err = run(cmd.Context(), t, args[0])
+			if errors.Is(err, write.ErrRefused) {
+				return &refusedError{err}
+			}
+			return err
 		},
 	}
 }

@@ -24,7 +24,9 @@ func newReadCommand(io streams) *cobra.Command {
 with --as-of the snapshot after the last commit at or before INSTANT (time
 travel; an instant before the first commit prints nothing), or with --begin
 the records of the snapshot as of --end (default: the latest commit) whose
-_hoodie_commit_time lies in (begin, end] (incremental).
+_hoodie_commit_time lies in (begin, end] (incremental). In a table of version 8
+(Hudi 1.x) --begin and --end are completion times, as in Hudi 1.x: the records
+of the commits that completed in [begin, end], as those commits wrote them.
 
 An INSTANT is yyyyMMddHHmmssSSS, yyyyMMddHHmmss, "yyyy-MM-dd HH:mm:ss[.SSS]"
 or yyyy-MM-dd: a wall-clock time in the zone of the table's instant times

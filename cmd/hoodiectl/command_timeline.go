@@ -14,10 +14,13 @@ import (
 
 // instantRow is one line of `hoodiectl timeline`.
 type instantRow struct {
-	Instant   string `json:"instant"`
-	Action    string `json:"action"`
-	State     string `json:"state"`
-	Operation string `json:"operation,omitempty"`
+	Instant string `json:"instant"`
+	Action  string `json:"action"`
+	State   string `json:"state"`
+	// Completion is a completed instant's completion time, where the
+	// timeline records one (table version 8).
+	Completion string `json:"completion,omitempty"`
+	Operation  string `json:"operation,omitempty"`
 	// Counts of completed writes, from the commit metadata.
 	Writes  *int64 `json:"writes,omitempty"`
 	Inserts *int64 `json:"inserts,omitempty"`
@@ -40,7 +43,8 @@ func newTimelineCommand(io streams) *cobra.Command {
 its time (yyyyMMddHHmmssSSS), action (commit, replacecommit, clean, rollback...)
 and state (requested, inflight, completed). For completed writes it adds the
 operation (insert, upsert, bulk_insert, delete...) and the counts of records
-written, inserted, updated and deleted, files written and bytes.
+written, inserted, updated and deleted, files written and bytes. In a table of
+version 8 (Hudi 1.x) a completed instant also shows its completion time.
 
 An instant time is a wall-clock time in the table's timeline zone
 (hoodie.table.timeline.timezone): UTC for tables hoodiectl created, the local
@@ -124,6 +128,9 @@ func timelineRows(ctx context.Context, path string, archived bool) ([]instantRow
 		if archived {
 			row.Archived = &l.Archived
 		}
+		if tl.Layout().Version >= 2 {
+			row.Completion = tl.CompletionTime(in)
+		}
 		if in.State == timeline.StateCompleted && isWriteAction(in.Action) {
 			var meta *timeline.CommitMetadata
 			if l.Archived {
@@ -158,17 +165,28 @@ func writeTimelineTable(io streams, rows []instantRow, archived bool) error {
 		}
 		return strconv.FormatInt(*p, 10)
 	}
+	withCompletion := false
+	for _, r := range rows {
+		withCompletion = withCompletion || r.Completion != ""
+	}
 	for i, r := range rows {
 		files := ""
 		if r.Files != nil {
 			files = strconv.Itoa(*r.Files)
 		}
 		cells[i] = []string{r.Instant, r.Action, r.State, r.Operation, num(r.Writes), num(r.Inserts), num(r.Updates), num(r.Deletes), files, num(r.Bytes)}
+		if withCompletion {
+			cells[i] = append(cells[i][:3], append([]string{r.Completion}, cells[i][3:]...)...)
+		}
 		if archived {
 			cells[i] = append(cells[i], strconv.FormatBool(r.Archived != nil && *r.Archived))
 		}
 	}
 	header := []string{"INSTANT", "ACTION", "STATE", "OPERATION", "WRITES", "INSERTS", "UPDATES", "DELETES", "FILES", "BYTES"}
+	if withCompletion {
+		// Table version 8 records when each instant completed.
+		header = append(header[:3], append([]string{"COMPLETION"}, header[3:]...)...)
+	}
 	if archived {
 		header = append(header, "ARCHIVED")
 	}

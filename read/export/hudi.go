@@ -76,7 +76,8 @@ func (e *exporter) copyMeta(ctx context.Context, from, to string) error {
 }
 
 // instantFiles lists the timeline files of the instants completed at or
-// before asOf, in the order of their names (by instant time, then the
+// before asOf, in the timeline's folder (.hoodie, or .hoodie/timeline in
+// table version 8), in the order of their names (by instant time, then the
 // requested, inflight and completed files of one instant by their
 // suffixes); nothing when asOf is "".
 func instantFiles(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf string) ([]string, error) {
@@ -87,21 +88,22 @@ func instantFiles(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, a
 	for _, in := range tl.Completed().AtOrBefore(asOf).Instants() {
 		completed[in.Time] = true
 	}
-	entries, err := fsys.ReadDir(ctx, timeline.MetaFolder)
+	layout := tl.Layout()
+	entries, err := fsys.ReadDir(ctx, layout.Folder)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", timeline.MetaFolder, err)
+		return nil, fmt.Errorf("list %s: %w", layout.Folder, err)
 	}
 	var names []string
 	for _, entry := range entries {
 		if entry.IsDir {
 			continue
 		}
-		in, ok, err := timeline.ParseInstantFileName(entry.Name)
+		in, _, ok, err := layout.ParseFileName(entry.Name)
 		if err != nil {
 			return nil, err
 		}
 		if ok && completed[in.Time] {
-			names = append(names, path.Join(timeline.MetaFolder, entry.Name))
+			names = append(names, path.Join(layout.Folder, entry.Name))
 		}
 	}
 	return names, nil

@@ -1,0 +1,24 @@
+package write
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hoodie-dev/hoodie/storage"
+)
+
+// CheckTableVersion refuses a table of a version Hoodie reads but does not
+// write (storage.ReadOnlyTableVersion, Hudi 1.x) with a *RefusedError
+// wrapping storage.ErrVersionReadOnly that says what to do instead. Writers
+// call it before they take the writer lock, whose file would be the first
+// thing they write to the table.
+func CheckTableVersion(ctx context.Context, fsys storage.FS) error {
+	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	if err != nil {
+		return err
+	}
+	if cfg.Version != storage.TableVersion {
+		return &RefusedError{fmt.Errorf("table %s: %w", cfg.Name, cfg.CheckWritable())}
+	}
+	return nil
+}
