@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/internal/fixtures"
-	"github.com/hoodie-dev/hoodie/storage"
-	"github.com/hoodie-dev/hoodie/timeline"
 )
 
 // TestViewOfGoneFiles removes, from a Spark-written table, a file version
@@ -20,14 +18,7 @@ import (
 func TestViewOfGoneFiles(t *testing.T) {
 	ctx := context.Background()
 	dir := fixtures.Unzip(t, "v6_simplekeygen_nonhivestyle")
-	fsys, err := storage.NewLocalFS(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl, err := timeline.Load(ctx, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fsys, tl := openFixture(t, dir)
 	latest, err := LoadView(ctx, fsys, tl, "")
 	if err != nil {
 		t.Fatal(err)

@@ -13,18 +13,24 @@ import (
 	"github.com/hoodie-dev/hoodie/timeline/archive"
 )
 
-func loadFixtureView(t *testing.T, dir, asOf string) *View {
+// openFixture opens the table in dir and loads its timeline.
+func openFixture(t *testing.T, dir string) (storage.FS, *timeline.Timeline) {
 	t.Helper()
-	ctx := context.Background()
 	fsys, err := storage.NewLocalFS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tl, err := timeline.Load(ctx, fsys)
+	tl, err := timeline.Load(context.Background(), fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := LoadView(ctx, fsys, tl, asOf)
+	return fsys, tl
+}
+
+func loadFixtureView(t *testing.T, dir, asOf string) *View {
+	t.Helper()
+	fsys, tl := openFixture(t, dir)
+	v, err := LoadView(context.Background(), fsys, tl, asOf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -302,7 +302,8 @@ func earliestCommitToRetain(tl *timeline.Timeline, s CleanerSettings, now time.T
 	completed := tl.CompletedCommits().Instants()
 	switch s.Policy {
 	case CleanKeepLatestCommits:
-		if len(completed) <= s.CommitsRetained {
+		if s.CommitsRetained == 0 || len(completed) <= s.CommitsRetained {
+			// Hudi's nthInstant(count) is empty: retaining 0 never cleans.
 			return timeline.Instant{}, false
 		}
 		nth := completed[len(completed)-s.CommitsRetained]

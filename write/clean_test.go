@@ -171,6 +171,14 @@ func TestCleanKeepLatestCommits(t *testing.T) {
 		}
 	}
 
+	// Retaining 0 commits never cleans, as Hudi's nthInstant(count) is empty.
+	zero := ct.w.settings.Cleaner
+	zero.CommitsRetained = 0
+	tl, _ = ct.latest()
+	if _, ok := earliestCommitToRetain(tl, zero, time.Now(), time.UTC); ok {
+		t.Error("retaining 0 commits gave an earliest commit to retain")
+	}
+
 	// Nothing more to clean until a commit completes.
 	if res, err := ct.w.Clean(ctx); err != nil || res.Instant != "" {
 		t.Errorf("second clean: %+v, %v; want nothing to clean", res, err)

@@ -30,21 +30,28 @@ func otherWriter(t *testing.T, tt *testTable, settings Settings) *Writer {
 	return NewWriter(tt.fsys, Options{Settings: settings, IndexDir: d, TableID: tt.dir})
 }
 
-// completeInstant puts a completed instant of action on the timeline, as
-// Hudi's cleaner or rollback does (the plans are not real Avro: nothing here
-// reads them).
-func completeInstant(t *testing.T, fsys storage.FS, action timeline.Action) {
+// completeClean puts a completed clean instant on the timeline, one that
+// deleted nothing, as Hudi writes it: the automatic cleaner reads it.
+func completeClean(t *testing.T, fsys storage.FS) {
 	t.Helper()
 	ctx := context.Background()
-	req, err := timeline.CreateRequested(ctx, fsys, nil, action, []byte("avro plan"))
+	plan, err := timeline.MarshalCleanerPlan(&timeline.CleanerPlan{Policy: CleanKeepLatestCommits}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	inf, err := timeline.TransitionToInflight(ctx, fsys, req, []byte("avro plan"))
+	req, err := timeline.CreateRequested(ctx, fsys, nil, timeline.ActionClean, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := timeline.Complete(ctx, fsys, inf, []byte("avro metadata")); err != nil {
+	inf, err := timeline.TransitionToInflight(ctx, fsys, req, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := timeline.MarshalCleanMetadata(&timeline.CleanMetadata{StartCleanTime: req.Time})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := timeline.Complete(ctx, fsys, inf, meta); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -106,7 +113,7 @@ func TestSyncIndexAfterFilesRemoved(t *testing.T) {
 			if err := tt.fsys.Remove(ctx, g.Slices[0].Path); err != nil {
 				t.Fatal(err)
 			}
-			completeInstant(t, tt.fsys, timeline.ActionClean)
+			completeClean(t, tt.fsys)
 		}},
 		{"slice at watermark cleaned, clean instant archived", func(t *testing.T, tt *testTable, _ *Writer, g *read.FileGroup, _ []trips.Trip) {
 			if err := tt.fsys.Remove(ctx, g.Slices[0].Path); err != nil {
@@ -450,7 +457,7 @@ func TestSyncIndexReplaysAfterACleanOfOldSlices(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	completeInstant(t, tt.fsys, timeline.ActionClean)
+	completeClean(t, tt.fsys)
 	_, before := tt.latest()
 	untouched := before.LatestSlices()[0].Path
 	added, err := otherWriter(t, tt, settings).Write(ctx, OpInsert, tripsInput(gen.Inserts(5)))

@@ -450,7 +450,7 @@ func buildRegistry() []Setting {
 			parse: boolean(func(s *Settings) *bool { return &s.Cleaner.Automatic }, false)},
 		{Key: "hoodie.cleaner.policy", Default: CleanKeepLatestCommits, Kind: Honoured, Doc: "what the cleaner keeps: KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS or KEEP_LATEST_BY_HOURS",
 			parse: oneOf(func(s *Settings) *string { return &s.Cleaner.Policy }, CleanKeepLatestCommits, CleanKeepLatestFileVersions, CleanKeepLatestByHours)},
-		{Key: "hoodie.cleaner.commits.retained", Default: "10", Kind: Honoured, Doc: "KEEP_LATEST_COMMITS: the commits whose snapshots stay readable (0 to 1000000)",
+		{Key: "hoodie.cleaner.commits.retained", Default: "10", Kind: Honoured, Doc: "KEEP_LATEST_COMMITS: the commits whose snapshots stay readable (0, which never cleans, to 1000000)",
 			parse: number(func(s *Settings) *int { return &s.Cleaner.CommitsRetained }, 0, 1000000, "commits")},
 		{Key: "hoodie.cleaner.fileversions.retained", Default: "3", Kind: Honoured, Doc: "KEEP_LATEST_FILE_VERSIONS: the versions kept of each file group (1 to 1000000)",
 			parse: number(func(s *Settings) *int { return &s.Cleaner.FileVersionsRetained }, 1, 1000000, "versions")},
