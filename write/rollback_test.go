@@ -27,8 +27,8 @@ func instantsOf(t testing.TB, fsys storage.FS) []string {
 	return out
 }
 
-// checkNoDuplicatesAfterUpsert upserts updates of every key of want and
-// new keys, and checks that the table then holds exactly want's keys and
+// checkUpsertAfterUndo upserts updates of every key of live and
+// new keys, and checks that the table then holds exactly live's keys and
 // the new ones, each once (snapshot fails on a key twice), and that the
 // index agrees.
 func checkUpsertAfterUndo(t *testing.T, tt *testTable, gen *trips.Generator, live []trips.Trip) {
@@ -298,4 +298,55 @@ func TestRollbackRefusesWhatWasCleaned(t *testing.T) {
 	if got := instantsOf(t, tt.fsys); !slices.Equal(got, before) {
 		t.Fatalf("the timeline changed: %v, was %v", got, before)
 	}
+}
+
+// TestRollbackReplacecommit rolls back a replacecommit that deleted a
+// partition, as Spark's delete_partition writes it: the file groups it
+// replaced are live again, for readers and for the index.
+func TestRollbackReplacecommit(t *testing.T) {
+	ctx := context.Background()
+	tt, gen, initial := tableOf30Trips(t, 17)
+	before := dataOf(snapshot(t, tt.fsys, ""))
+	_, view := tt.latest()
+	gone := view.Partitions()[0]
+	replaced := map[string][]string{}
+	for _, s := range view.LatestSlices() {
+		if s.Partition == gone {
+			replaced[gone] = append(replaced[gone], s.FileID)
+		}
+	}
+	req, err := timeline.CreateRequested(ctx, tt.fsys, tt.w.gen, timeline.ActionReplaceCommit, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := timeline.ReplaceCommitMetadata{
+		CommitMetadata:            timeline.CommitMetadata{PartitionToWriteStats: map[string][]timeline.WriteStat{}, OperationType: timeline.OperationDeletePartition},
+		PartitionToReplaceFileIDs: replaced,
+	}
+	data, err := meta.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inflight, err := timeline.TransitionToInflight(ctx, tt.fsys, req, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := timeline.Complete(ctx, tt.fsys, inflight, data); err != nil {
+		t.Fatal(err)
+	}
+	if got := snapshot(t, tt.fsys, ""); len(got) >= len(before) {
+		t.Fatalf("the delete_partition left %d of %d records", len(got), len(before))
+	}
+	res, err := tt.w.Rollback(ctx, req.Time)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RolledBack.Action != timeline.ActionReplaceCommit || res.Deleted != 0 {
+		t.Fatalf("rollback %+v; want the replacecommit, no file deleted", res)
+	}
+	if !maps.Equal(dataOf(snapshot(t, tt.fsys, "")), before) {
+		t.Fatal("after the rollback the partition's records are not back")
+	}
+	verifyIndex(t, tt.fsys, tt.w.opts.IndexDir, tt.dir)
+	checkUpsertAfterUndo(t, tt, gen, initial)
 }
