@@ -1,76 +1,24 @@
 package write
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/hamba/avro/v2/ocf"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
-// savepointSchema is the layout of Hudi's HoodieSavepointMetadata.
-const savepointSchema = `{"type":"record","name":"HoodieSavepointMetadata","namespace":"org.apache.hudi.avro.model","fields":[
- {"name":"savepointedBy","type":"string"},
- {"name":"savepointedAt","type":"long"},
- {"name":"comments","type":"string"},
- {"name":"partitionMetadata","type":{"type":"map","values":{"type":"record","name":"HoodieSavepointPartitionMetadata","fields":[
-   {"name":"partitionPath","type":"string"},
-   {"name":"savepointDataFile","type":{"type":"array","items":"string"}}]}}},
- {"name":"version","type":["int","null"],"default":1}]}`
-
-// writeSavepoint saves the completed commit at instant as Hudi's
-// savepoint action does: an empty <instant>.savepoint.inflight, then
-// <instant>.savepoint holding the HoodieSavepointMetadata that names the
-// files of the snapshot as of the commit.
+// writeSavepoint saves the completed commit at instant, as hoodiectl
+// savepoint does.
 func writeSavepoint(t testing.TB, fsys storage.FS, instant string) {
 	t.Helper()
-	ctx := context.Background()
-	tl, err := timeline.Load(ctx, fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	view, err := read.LoadView(ctx, fsys, tl, instant)
-	if err != nil {
-		t.Fatal(err)
-	}
-	partitions := map[string]any{}
-	for _, s := range view.LatestSlices() {
-		pm, _ := partitions[s.Partition].(map[string]any)
-		if pm == nil {
-			pm = map[string]any{"partitionPath": s.Partition, "savepointDataFile": []string{}}
-			partitions[s.Partition] = pm
-		}
-		pm["savepointDataFile"] = append(pm["savepointDataFile"].([]string), s.Path[strings.LastIndex(s.Path, "/")+1:])
-	}
-	var buf bytes.Buffer
-	enc, err := ocf.NewEncoder(savepointSchema, &buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := enc.Encode(map[string]any{"savepointedBy": "test", "savepointedAt": time.Now().Unix(), "comments": "",
-		"partitionMetadata": partitions, "version": map[string]any{"int": int32(1)}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := enc.Close(); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []struct {
-		suffix string
-		data   []byte
-	}{{".savepoint.inflight", nil}, {".savepoint", buf.Bytes()}} {
-		if err := fsys.CreateIfAbsent(ctx, timeline.MetaFolder+"/"+instant+f.suffix, f.data); err != nil {
-			t.Fatal(err)
-		}
+	if _, err := NewWriter(fsys, Options{}).Savepoint(context.Background(), instant, "test"); err != nil {
+		t.Fatalf("savepoint %s: %v", instant, err)
 	}
 }
 
