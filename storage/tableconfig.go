@@ -12,17 +12,6 @@ import (
 	"time"
 )
 
-// Paths of the table's metadata folder, relative to the base path.
-const (
-	MetaFolder           = ".hoodie"
-	PropertiesFile       = MetaFolder + "/hoodie.properties"
-	PropertiesBackupFile = MetaFolder + "/hoodie.properties.backup"
-	TempFolder           = MetaFolder + "/.temp"
-	AuxFolder            = MetaFolder + "/.aux"
-	SchemaFolder         = MetaFolder + "/.schema"
-	DefaultArchiveFolder = "archived"
-)
-
 // Keys of hoodie.properties, as Hudi names them (HoodieTableConfig).
 const (
 	KeyTableName             = "hoodie.table.name"
