@@ -10,6 +10,8 @@ import (
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 	"github.com/hoodie-dev/hoodie/write"
 )
@@ -101,18 +103,18 @@ type TableSpec struct {
 	HiveStyle bool
 	// MergeMode is storage.MergeEventTime or storage.MergeCommitTime; ""
 	// means event time with a Precombine column, commit time without.
-	MergeMode storage.MergeMode
+	MergeMode config.MergeMode
 	// Schema, if not nil, is the table's schema (hoodie.table.create.schema),
 	// whose types the writes then follow. Nil lets the first write infer it.
-	Schema *storage.Schema
+	Schema *basefile.Schema
 	// NoMetaFields writes base files without Hudi's five meta columns
 	// (hoodie.populate.meta.fields=false).
 	NoMetaFields bool
 }
 
 // config is the table configuration spec describes.
-func (spec TableSpec) config() (*storage.TableConfig, error) {
-	cfg, err := storage.NewTableConfig(spec.Name, spec.RecordKey, spec.Precombine, spec.PartitionBy, spec.HiveStyle, spec.MergeMode)
+func (spec TableSpec) config() (*config.Table, error) {
+	cfg, err := config.NewTable(spec.Name, spec.RecordKey, spec.Precombine, spec.PartitionBy, spec.HiveStyle, spec.MergeMode)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +145,7 @@ func Create(ctx context.Context, path string, spec TableSpec, opts ...Option) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := storage.CreateTable(ctx, t.fsys, cfg, time.Now()); err != nil {
+	if err := config.CreateTable(ctx, t.fsys, cfg, time.Now()); err != nil {
 		return nil, fmt.Errorf("create table at %s: %w", path, err)
 	}
 	return t, nil
@@ -154,8 +156,8 @@ func Create(ctx context.Context, path string, spec TableSpec, opts ...Option) (*
 func (t *Table) Path() string { return t.path }
 
 // Config reads hoodie.properties.
-func (t *Table) Config(ctx context.Context) (*storage.TableConfig, error) {
-	cfg, err := storage.LoadTableConfig(ctx, t.fsys)
+func (t *Table) Config(ctx context.Context) (*config.Table, error) {
+	cfg, err := config.Load(ctx, t.fsys)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.path, err)
 	}
@@ -185,7 +187,7 @@ func (t *Table) Instants(ctx context.Context) ([]timeline.Instant, error) {
 
 // Schema is the table's current schema without meta fields, or nil for a
 // table nothing was written to yet.
-func (t *Table) Schema(ctx context.Context) (*storage.Schema, error) {
+func (t *Table) Schema(ctx context.Context) (*basefile.Schema, error) {
 	cfg, tl, err := t.state(ctx)
 	if err != nil {
 		return nil, err
@@ -194,7 +196,7 @@ func (t *Table) Schema(ctx context.Context) (*storage.Schema, error) {
 }
 
 // state reads hoodie.properties and loads the active timeline.
-func (t *Table) state(ctx context.Context) (*storage.TableConfig, *timeline.Timeline, error) {
+func (t *Table) state(ctx context.Context) (*config.Table, *timeline.Timeline, error) {
 	cfg, err := t.Config(ctx)
 	if err != nil {
 		return nil, nil, err

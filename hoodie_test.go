@@ -13,6 +13,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -99,7 +101,7 @@ func TestNonLocalFSNeedsIndexDir(t *testing.T) {
 	if _, err := hoodie.Create(ctx, "mem:trips", triptable.Spec(), hoodie.WithFS(mem)); err == nil || !strings.Contains(err.Error(), "WithIndexDir") {
 		t.Fatalf("Create without WithIndexDir: %v, want it refused", err)
 	}
-	if _, err := storage.LoadTableConfig(ctx, mem); err == nil {
+	if _, err := config.Load(ctx, mem); err == nil {
 		t.Error("the refused Create created a table")
 	}
 	if _, err := hoodie.Create(ctx, "mem:trips", triptable.Spec(), hoodie.WithFS(mem), hoodie.WithIndexDir(t.TempDir())); err != nil {
@@ -120,7 +122,7 @@ func TestCreateFromSpec(t *testing.T) {
 		RecordKey:    []string{trips.ColUUID, trips.ColRider},
 		PartitionBy:  []string{trips.ColPartitionPath},
 		HiveStyle:    true,
-		MergeMode:    storage.MergeCommitTime,
+		MergeMode:    config.MergeCommitTime,
 		Schema:       schema,
 		NoMetaFields: true,
 	}
@@ -134,7 +136,7 @@ func TestCreateFromSpec(t *testing.T) {
 	}
 	if cfg.Name != "rides" || !slices.Equal(cfg.RecordKeyFields, spec.RecordKey) || cfg.PrecombineField != "" ||
 		!slices.Equal(cfg.PartitionFields, spec.PartitionBy) || !cfg.HiveStylePartitioning ||
-		cfg.MergeMode() != storage.MergeCommitTime || cfg.PopulateMetaFields || cfg.KeyGeneratorClass != storage.ComplexKeyGenerator {
+		cfg.MergeMode() != config.MergeCommitTime || cfg.PopulateMetaFields || cfg.KeyGeneratorClass != config.ComplexKeyGenerator {
 		t.Errorf("hoodie.properties says %+v for %+v", cfg, spec)
 	}
 	got, err := tbl.Schema(ctx)
@@ -147,7 +149,7 @@ func TestCreateFromSpec(t *testing.T) {
 
 	for _, bad := range []hoodie.TableSpec{
 		{Name: "trips"},
-		{Name: "trips", RecordKey: []string{"uuid"}, MergeMode: storage.MergeEventTime},
+		{Name: "trips", RecordKey: []string{"uuid"}, MergeMode: config.MergeEventTime},
 		{Name: "trips", RecordKey: []string{"nope"}, Schema: schema},
 	} {
 		dir := t.TempDir()
@@ -161,7 +163,7 @@ func TestCreateFromSpec(t *testing.T) {
 }
 
 // fieldNames returns the names of the fields of s.
-func fieldNames(s *storage.Schema) []string {
+func fieldNames(s *basefile.Schema) []string {
 	var names []string
 	for _, f := range s.Fields {
 		names = append(names, f.Name)

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -65,7 +65,7 @@ func normalizeInstant(what, s string) (string, error) {
 // predicate returns the filter of an incremental scan: a record's commit
 // time is after begin. (The snapshot as of the end holds no later record.)
 func (w window) predicate(cs *columnSet) (pred, error) {
-	col, err := cs.resolve([]string{storage.MetaCommitTime})
+	col, err := cs.resolve([]string{basefile.MetaCommitTime})
 	if err != nil {
 		return nil, err
 	}

@@ -29,9 +29,9 @@ type Timeline struct {
 // when it is read (ReadCommitMetadata); see the package documentation for why
 // a completed file always holds whole metadata.
 func Load(ctx context.Context, fsys storage.FS) (*Timeline, error) {
-	entries, err := fsys.ReadDir(ctx, MetaFolder)
+	entries, err := fsys.ReadDir(ctx, storage.MetaFolder)
 	if err != nil {
-		return nil, fmt.Errorf("load timeline: list %s: %w", MetaFolder, err)
+		return nil, fmt.Errorf("load timeline: list %s: %w", storage.MetaFolder, err)
 	}
 	type key struct {
 		time   string
@@ -44,7 +44,7 @@ func Load(ctx context.Context, fsys storage.FS) (*Timeline, error) {
 		}
 		in, ok, err := ParseInstantFileName(e.Name)
 		if err != nil {
-			return nil, fmt.Errorf("load timeline: %s: %w", MetaFolder, err)
+			return nil, fmt.Errorf("load timeline: %s: %w", storage.MetaFolder, err)
 		}
 		if !ok {
 			continue

@@ -17,6 +17,7 @@ import (
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/storage/faultfs"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
@@ -50,7 +51,7 @@ func equalData(a, b map[string]string) bool {
 func verifyIndex(t *testing.T, fsys storage.FS, indexDir, tableID string) {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	cfg, err := config.Load(ctx, fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestWriteKilled(t *testing.T) {
 		t.Skip("kills child processes; skipped in -short mode")
 	}
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	gen := trips.NewGenerator(3)
 	initial := gen.Inserts(50_000)
 	tt.write(OpBulkInsert, tripsInput(initial))
@@ -381,7 +382,7 @@ func TestWriteCompleteFailsAfterCommitPoint(t *testing.T) {
 // after its commit point leaves them): nothing may be deleted.
 func TestRollbackPendingKeepsCompletedInstant(t *testing.T) {
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	res := tt.write(OpInsert, tripsInput(trips.NewGenerator(15).Inserts(30)))
 	for _, f := range res.Files {
 		if err := createMarker(ctx, tt.fsys, res.Instant, f.Path, markerCreate); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // hookFunc is a PreCommitHook of a function.
@@ -46,8 +47,8 @@ func TestWriteKeepsAHeartbeat(t *testing.T) {
 			name = "refused"
 		}
 		t.Run(name, func(t *testing.T) {
-			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
-			props := storage.NewProperties()
+			tt := newTripsTable(t, config.MergeEventTime, Settings{})
+			props := config.NewProperties()
 			props.Set(KeyHeartbeatInterval, "1")
 			settings, err := ParseSettings(props)
 			if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -136,7 +137,7 @@ func TestSyncIndexAfterFilesRemoved(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			tt := newTripsTable(t, config.MergeEventTime, Settings{})
 			initial := trips.NewGenerator(11).Inserts(30)
 			tt.write(OpInsert, tripsInput(initial)) // the index's watermark
 			victim := initial[0]
@@ -381,7 +382,7 @@ func tableWithLateWriter(t *testing.T) (tt *testTable, gen *trips.Generator, beh
 	t.Helper()
 	settings := DefaultSettings()
 	settings.SmallFileLimit = 0
-	tt = newTripsTable(t, storage.MergeEventTime, settings)
+	tt = newTripsTable(t, config.MergeEventTime, settings)
 	gen = trips.NewGenerator(14)
 	behind = NewWriter(tt.fsys, Options{Settings: settings, IndexDir: t.TempDir(), TableID: tt.dir,
 		Clock: func() time.Time { return time.Now().Add(-5 * time.Hour) }})
@@ -531,7 +532,7 @@ func tableWithoutSmallFiles(t *testing.T) (*testTable, Settings) {
 	t.Helper()
 	settings := DefaultSettings()
 	settings.SmallFileLimit = 0
-	return newTripsTable(t, storage.MergeEventTime, settings), settings
+	return newTripsTable(t, config.MergeEventTime, settings), settings
 }
 
 // checkUpsertUpdates upserts updates, new versions of stored records, and
@@ -559,7 +560,7 @@ func checkUpsertUpdates(t *testing.T, tt *testTable, updates []trips.Trip) {
 func TestWriteRebuildsADamagedIndex(t *testing.T) {
 	for _, what := range []string{"tables", "manifest"} {
 		t.Run(what, func(t *testing.T) {
-			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			tt := newTripsTable(t, config.MergeEventTime, Settings{})
 			gen := trips.NewGenerator(9)
 			base := gen.Inserts(70_000) // enough to be ingested as tables
 			tt.write(OpBulkInsert, tripsInput(base))

@@ -3,7 +3,7 @@ package write
 import (
 	"fmt"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // Input is a batch of records to write: rows under the input's own schema,
@@ -14,7 +14,7 @@ type Input struct {
 	// Name names the input in errors: a file name, or "standard input".
 	Name string
 	// Schema describes the rows. It holds no meta fields.
-	Schema *storage.Schema
+	Schema *basefile.Schema
 	// Rows are the records, each a []any in Schema's field order.
 	Rows [][]any
 	// Lines optionally gives the source line of each row, for errors; when

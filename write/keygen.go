@@ -10,6 +10,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/valuefmt"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // Placeholders Hudi's complex key generator writes for a null or empty key
@@ -24,10 +26,10 @@ const (
 type KeyGenerator struct {
 	keyNames  []string
 	keyIndex  []int
-	keyUnits  []storage.Logical // the timestamp unit of each key column
+	keyUnits  []basefile.Logical // the timestamp unit of each key column
 	partNames []string
 	partIndex []int
-	partUnits []storage.Logical // and of each partition column
+	partUnits []basefile.Logical // and of each partition column
 	hiveStyle bool
 	urlEncode bool
 	// named makes a key of one column "col:value", as Hudi's complex key
@@ -38,7 +40,7 @@ type KeyGenerator struct {
 // NewKeyGenerator resolves the table's record key and partition columns in
 // schema (which holds no meta fields). A column missing from the schema is
 // an error naming it.
-func NewKeyGenerator(cfg *storage.TableConfig, schema *storage.Schema) (*KeyGenerator, error) {
+func NewKeyGenerator(cfg *config.Table, schema *basefile.Schema) (*KeyGenerator, error) {
 	g := &KeyGenerator{
 		keyNames:  cfg.RecordKeyFields,
 		partNames: cfg.PartitionFields,
@@ -57,16 +59,16 @@ func NewKeyGenerator(cfg *storage.TableConfig, schema *storage.Schema) (*KeyGene
 
 // resolveColumns returns the positions of the columns names in schema, and
 // the logical type of each, which says a timestamp's unit.
-func resolveColumns(schema *storage.Schema, names []string, role string) ([]int, []storage.Logical, error) {
+func resolveColumns(schema *basefile.Schema, names []string, role string) ([]int, []basefile.Logical, error) {
 	idx := make([]int, len(names))
-	units := make([]storage.Logical, len(names))
+	units := make([]basefile.Logical, len(names))
 	for i, name := range names {
 		idx[i] = schema.FieldIndex(name)
 		if idx[i] < 0 {
 			return nil, nil, fmt.Errorf("%s column %q is not in the schema", role, name)
 		}
 		t := schema.Fields[idx[i]].Type
-		if k := t.Kind; k == storage.KindRecord || k == storage.KindArray || k == storage.KindMap {
+		if k := t.Kind; k == basefile.KindRecord || k == basefile.KindArray || k == basefile.KindMap {
 			return nil, nil, fmt.Errorf("%s column %q is a %s; it must hold a single value", role, name, k)
 		}
 		units[i] = t.Logical
@@ -177,7 +179,7 @@ func (g *KeyGenerator) PartitionPath(row []any) string {
 			values[i] = valueString(v, g.partUnits[i])
 		}
 	}
-	return storage.PartitionPath(g.partNames, values, g.hiveStyle, g.urlEncode)
+	return config.PartitionPath(g.partNames, values, g.hiveStyle, g.urlEncode)
 }
 
 // valueString renders a single value of a column whose logical type is unit
@@ -189,7 +191,7 @@ func (g *KeyGenerator) PartitionPath(row []any) string {
 // milliseconds, as Hudi renders them by default
 // (hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled
 // false) and Spark's row writer does.
-func valueString(v any, unit storage.Logical) string {
+func valueString(v any, unit basefile.Logical) string {
 	switch v := v.(type) {
 	case nil:
 		return ""
@@ -197,10 +199,10 @@ func valueString(v any, unit storage.Logical) string {
 		return valuefmt.JavaFloat(float64(v), 32)
 	case float64:
 		return valuefmt.JavaFloat(v, 64)
-	case storage.Decimal:
+	case basefile.Decimal:
 		return valuefmt.JavaDecimal(v)
 	case time.Time:
-		if unit == storage.LogicalTimestampMillis {
+		if unit == basefile.LogicalTimestampMillis {
 			return strconv.FormatInt(v.UnixMilli(), 10)
 		}
 		return strconv.FormatInt(v.UnixMicro(), 10)
@@ -254,17 +256,17 @@ func (c *partitionCache) path(row []any) string {
 // record would insert it again. It looks at the least record key in the
 // footer of the first base file that has one; a table without stored keys
 // (no meta fields, or no records yet) takes bare values.
-func namedSingleKeys(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, view *read.View) (bool, error) {
-	if cfg.KeyGeneratorClass != storage.ComplexKeyGenerator || len(cfg.RecordKeyFields) != 1 || !cfg.PopulateMetaFields {
+func namedSingleKeys(ctx context.Context, fsys storage.FS, cfg *config.Table, view *read.View) (bool, error) {
+	if cfg.KeyGeneratorClass != config.ComplexKeyGenerator || len(cfg.RecordKeyFields) != 1 || !cfg.PopulateMetaFields {
 		return false, nil
 	}
 	for _, g := range view.FileGroups() {
 		path := g.Latest().Path
-		bf, err := storage.OpenBaseFile(ctx, fsys, path)
+		bf, err := basefile.Open(ctx, fsys, path)
 		if err != nil {
 			return false, fmt.Errorf("read the record keys of %s: %w", path, err)
 		}
-		key := bf.Metadata()[storage.FooterMinRecordKey]
+		key := bf.Metadata()[basefile.FooterMinRecordKey]
 		bf.Close()
 		if key != "" {
 			return strings.HasPrefix(key, cfg.RecordKeyFields[0]+":"), nil

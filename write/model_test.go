@@ -13,7 +13,8 @@ import (
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/internal/damage"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // modelRecord is a record as the contract says the table holds it.
@@ -27,15 +28,15 @@ type modelRecord struct {
 
 // modelSchema is the input schema of the randomized test: trips with a
 // _hoodie_is_deleted column.
-func modelSchema() *storage.Schema {
-	str := storage.Nullable(storage.Primitive(storage.KindString))
-	return &storage.Schema{Name: "model_record", Fields: []storage.Field{
+func modelSchema() *basefile.Schema {
+	str := basefile.Nullable(basefile.Primitive(basefile.KindString))
+	return &basefile.Schema{Name: "model_record", Fields: []basefile.Field{
 		{Name: "uuid", Type: str},
-		{Name: "ts", Type: storage.Nullable(storage.Primitive(storage.KindLong))},
+		{Name: "ts", Type: basefile.Nullable(basefile.Primitive(basefile.KindLong))},
 		{Name: "rider", Type: str},
-		{Name: "fare", Type: storage.Nullable(storage.Primitive(storage.KindDouble))},
+		{Name: "fare", Type: basefile.Nullable(basefile.Primitive(basefile.KindDouble))},
 		{Name: "partitionpath", Type: str},
-		{Name: IsDeletedColumn, Type: storage.Nullable(storage.Primitive(storage.KindBoolean))},
+		{Name: IsDeletedColumn, Type: basefile.Nullable(basefile.Primitive(basefile.KindBoolean))},
 	}}
 }
 
@@ -57,7 +58,7 @@ type modelRow struct {
 // of the record index: the index is a cache, and the write must do just what
 // it would have done.
 func TestRandomWorkloads(t *testing.T) {
-	for _, mode := range []storage.MergeMode{storage.MergeEventTime, storage.MergeCommitTime} {
+	for _, mode := range []config.MergeMode{config.MergeEventTime, config.MergeCommitTime} {
 		for seed := uint64(1); seed <= 3; seed++ {
 			t.Run(fmt.Sprintf("%s/seed%d", mode, seed), func(t *testing.T) {
 				runModel(t, mode, seed, 25, true)
@@ -67,11 +68,11 @@ func TestRandomWorkloads(t *testing.T) {
 	// A table with hoodie.populate.meta.fields=false: keys come from the
 	// uuid column of stored rows.
 	t.Run("no-meta-fields/seed4", func(t *testing.T) {
-		runModel(t, storage.MergeEventTime, 4, 25, false)
+		runModel(t, config.MergeEventTime, 4, 25, false)
 	})
 }
 
-func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, populateMeta bool) {
+func runModel(t *testing.T, mode config.MergeMode, seed uint64, steps int, populateMeta bool) {
 	rng := rand.New(rand.NewPCG(seed, seed*7919))
 	settings := DefaultSettings()
 	// Small files, so that inserts spread over several file groups and fill
@@ -201,7 +202,7 @@ func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model ma
 	}
 	lossy := false
 	for _, r := range model {
-		lossy = lossy || !exactInFloat(r.ts, storage.KindDouble)
+		lossy = lossy || !exactInFloat(r.ts, basefile.KindDouble)
 	}
 	in := &Input{Name: "model", Schema: schema}
 	var what string
@@ -209,7 +210,7 @@ func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model ma
 	switch kind := rng.IntN(3); {
 	case kind == 0:
 		what = "a NaN precombine value"
-		schema.Fields[1].Type = storage.Nullable(storage.Primitive(storage.KindDouble))
+		schema.Fields[1].Type = basefile.Nullable(basefile.Primitive(basefile.KindDouble))
 		in.Rows = [][]any{row("key-other", 3.0), row(key, math.NaN())}
 	case kind == 1 || !lossy:
 		what, wantRefused = "a column differing in case", true
@@ -217,7 +218,7 @@ func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model ma
 		in.Rows = [][]any{row(key, int64(3))}
 	default:
 		what, wantRefused = "a lossy widening of ts", true
-		schema.Fields[1].Type = storage.Nullable(storage.Primitive(storage.KindDouble))
+		schema.Fields[1].Type = basefile.Nullable(basefile.Primitive(basefile.KindDouble))
 		in.Rows = [][]any{row(key, 3.0)}
 	}
 	_, err := tt.w.Write(context.Background(), OpUpsert, in)
@@ -230,7 +231,7 @@ func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model ma
 
 // applyModel returns the model after op, with records written by the op
 // having an empty commit, or wantErr for a refused write.
-func applyModel(model map[string]modelRecord, op Operation, mode storage.MergeMode, rows []modelRow) (next map[string]modelRecord, wantErr bool) {
+func applyModel(model map[string]modelRecord, op Operation, mode config.MergeMode, rows []modelRow) (next map[string]modelRecord, wantErr bool) {
 	// Precombine within the input: greatest ts, the later on a tie.
 	latest := map[string]modelRow{}
 	var order []string
@@ -266,7 +267,7 @@ func applyModel(model map[string]modelRecord, op Operation, mode storage.MergeMo
 				next[k] = modelRecord{partition: stored.partition, ts: stored.ts}
 			}
 		case OpUpsert:
-			if exists && mode == storage.MergeEventTime && r.ts < stored.ts {
+			if exists && mode == config.MergeEventTime && r.ts < stored.ts {
 				continue
 			}
 			if r.deleted {
@@ -292,7 +293,7 @@ func checkSnapshot(t *testing.T, what string, got map[string][]any, want map[str
 			t.Fatalf("%s: record %q missing", what, k)
 		}
 		// Meta fields, then uuid, ts, rider, fare, partitionpath, _hoodie_is_deleted.
-		if (withCommit && g[0] != w.commit) || g[3] != storage.EscapePartitionValue(w.partition) || g[6] != w.ts || g[7] != w.rider || g[8] != w.fare || g[9] != w.partition {
+		if (withCommit && g[0] != w.commit) || g[3] != config.EscapePartitionValue(w.partition) || g[6] != w.ts || g[7] != w.rider || g[8] != w.fare || g[9] != w.partition {
 			t.Fatalf("%s: record %q is %v, want %+v", what, k, g, w)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -57,12 +59,12 @@ writes may add nullable columns and widen numbers, as with an inferred one.`,
 			if len(keys) == 0 {
 				return usagef("init needs --record-key")
 			}
-			switch storage.MergeMode(mergeMode) {
-			case "", storage.MergeEventTime, storage.MergeCommitTime:
+			switch config.MergeMode(mergeMode) {
+			case "", config.MergeEventTime, config.MergeCommitTime:
 			default:
 				return usagef("--merge-mode %q: want event-time or commit-time", mergeMode)
 			}
-			cfg, err := storage.NewTableConfig(name, keys, precombine, splitColumns(partitionBy), hiveStyle, storage.MergeMode(mergeMode))
+			cfg, err := config.NewTable(name, keys, precombine, splitColumns(partitionBy), hiveStyle, config.MergeMode(mergeMode))
 			if err != nil {
 				return usagef("init %s: %w", args[0], err)
 			}
@@ -76,8 +78,8 @@ writes may add nullable columns and widen numbers, as with an inferred one.`,
 			if err != nil {
 				return err
 			}
-			if err := storage.CreateTable(cmd.Context(), fsys, cfg, time.Now()); err != nil {
-				if errors.Is(err, storage.ErrTableExists) || errors.Is(err, storage.ErrInsideTable) {
+			if err := config.CreateTable(cmd.Context(), fsys, cfg, time.Now()); err != nil {
+				if errors.Is(err, config.ErrTableExists) || errors.Is(err, config.ErrInsideTable) {
 					return fmt.Errorf("init %s: %w; nothing was changed", args[0], err)
 				}
 				return fmt.Errorf("init %s: %w", args[0], err)
@@ -102,12 +104,12 @@ writes may add nullable columns and widen numbers, as with an inferred one.`,
 // readCreateSchema reads the Avro schema in file, checks that it fits the
 // table cfg describes, and returns it without meta fields, as JSON for
 // hoodie.table.create.schema.
-func readCreateSchema(file string, cfg *storage.TableConfig) (string, error) {
+func readCreateSchema(file string, cfg *config.Table) (string, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return "", fmt.Errorf("--schema: %w", err)
 	}
-	schema, err := storage.ParseSchema(data)
+	schema, err := basefile.ParseSchema(data)
 	if err != nil {
 		return "", fmt.Errorf("--schema %s: %w", file, err)
 	}

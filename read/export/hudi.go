@@ -8,6 +8,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -30,12 +31,12 @@ func (e *exporter) copyTable(ctx context.Context, tl *timeline.Timeline, view *r
 		return err
 	}
 	for _, part := range view.Partitions() {
-		name, ok, err := storage.FindPartitionMetadata(ctx, e.src, part)
+		name, ok, err := config.FindPartitionMetadata(ctx, e.src, part)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("partition %q has no %s file", part, storage.PartitionMetadataFile)
+			return fmt.Errorf("partition %q has no %s file", part, config.PartitionMetadataFile)
 		}
 		if err := e.copyMeta(ctx, name, name); err != nil {
 			return err
@@ -87,9 +88,9 @@ func instantFiles(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, a
 	for _, in := range tl.Completed().AtOrBefore(asOf).Instants() {
 		completed[in.Time] = true
 	}
-	entries, err := fsys.ReadDir(ctx, timeline.MetaFolder)
+	entries, err := fsys.ReadDir(ctx, storage.MetaFolder)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", timeline.MetaFolder, err)
+		return nil, fmt.Errorf("list %s: %w", storage.MetaFolder, err)
 	}
 	var names []string
 	for _, entry := range entries {
@@ -101,7 +102,7 @@ func instantFiles(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, a
 			return nil, err
 		}
 		if ok && completed[in.Time] {
-			names = append(names, path.Join(timeline.MetaFolder, entry.Name))
+			names = append(names, path.Join(storage.MetaFolder, entry.Name))
 		}
 	}
 	return names, nil

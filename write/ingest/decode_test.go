@@ -16,14 +16,16 @@ import (
 	"testing/iotest"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
-	"github.com/hoodie-dev/hoodie/write"
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/write"
 )
 
 // decodeTempFile writes content to a file named name in a temporary folder
 // and decodes the open file.
-func decodeTempFile(t *testing.T, name, format string, content []byte, table *storage.Schema) (*write.Input, error) {
+func decodeTempFile(t *testing.T, name, format string, content []byte, table *basefile.Schema) (*write.Input, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, content, 0o644); err != nil {
@@ -38,18 +40,18 @@ func decodeTempFile(t *testing.T, name, format string, content []byte, table *st
 }
 
 // nullOr returns a nullable primitive type.
-func nullOr(kind storage.Kind) *storage.Type { return storage.Nullable(storage.Primitive(kind)) }
+func nullOr(kind basefile.Kind) *basefile.Type { return basefile.Nullable(basefile.Primitive(kind)) }
 
 // recordSchema returns the schema of an input named "record", as without a
 // table.
-func recordSchema(fields ...storage.Field) *storage.Schema {
-	return &storage.Schema{Name: "record", Fields: fields}
+func recordSchema(fields ...basefile.Field) *basefile.Schema {
+	return &basefile.Schema{Name: "record", Fields: fields}
 }
 
 // parseAvro parses a schema in Avro JSON.
-func parseAvro(t testing.TB, avroJSON string) *storage.Schema {
+func parseAvro(t testing.TB, avroJSON string) *basefile.Schema {
 	t.Helper()
-	s, err := storage.ParseSchema([]byte(avroJSON))
+	s, err := basefile.ParseSchema([]byte(avroJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func parseAvro(t testing.TB, avroJSON string) *storage.Schema {
 
 // checkDecodedInput compares an input's schema, rows and lines with the
 // wanted ones.
-func checkDecodedInput(t *testing.T, in *write.Input, schema *storage.Schema, rows [][]any, lines []int) {
+func checkDecodedInput(t *testing.T, in *write.Input, schema *basefile.Schema, rows [][]any, lines []int) {
 	t.Helper()
 	if !in.Schema.Equal(schema) {
 		got, _ := in.Schema.MarshalJSON()
@@ -85,46 +87,46 @@ const inputTestTable = `{"type":"record","name":"trips_record","namespace":"hood
 
 func TestDecodeJSONL(t *testing.T) {
 	table := parseAvro(t, inputTestTable)
-	inTable := func(fields ...storage.Field) *storage.Schema {
-		return &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: fields}
+	inTable := func(fields ...basefile.Field) *basefile.Schema {
+		return &basefile.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: fields}
 	}
-	tableField := func(name string) storage.Field {
+	tableField := func(name string) basefile.Field {
 		f, _ := table.Field(name)
-		return storage.Field{Name: name, Type: f.Type}
+		return basefile.Field{Name: name, Type: f.Type}
 	}
 	at := time.Date(2023, 4, 1, 17, 1, 0, 123456000, time.UTC)
 	longText := strings.Repeat("x", 3<<20)
 	tests := []struct {
 		name    string
 		content string
-		table   *storage.Schema
-		schema  *storage.Schema
+		table   *basefile.Schema
+		schema  *basefile.Schema
 		rows    [][]any
 		lines   []int
 	}{{
 		name:    "columns in first-seen order",
 		content: "\uFEFF{\"b\": 1, \"a\": \"x\"}\r\n\r\n   \n{\"c\": true, \"a\": \"y\", \"b\": 2}",
-		schema:  recordSchema(storage.Field{Name: "b", Type: nullOr(storage.KindLong)}, storage.Field{Name: "a", Type: nullOr(storage.KindString)}, storage.Field{Name: "c", Type: nullOr(storage.KindBoolean)}),
+		schema:  recordSchema(basefile.Field{Name: "b", Type: nullOr(basefile.KindLong)}, basefile.Field{Name: "a", Type: nullOr(basefile.KindString)}, basefile.Field{Name: "c", Type: nullOr(basefile.KindBoolean)}),
 		rows:    [][]any{{int64(1), "x", nil}, {int64(2), "y", true}},
 		lines:   []int{1, 4},
 	}, {
 		name:    "numbers join",
 		content: "{\"x\": 1}\n{\"x\": 2.5}\n{\"x\": null}\n",
-		schema:  recordSchema(storage.Field{Name: "x", Type: nullOr(storage.KindDouble)}),
+		schema:  recordSchema(basefile.Field{Name: "x", Type: nullOr(basefile.KindDouble)}),
 		rows:    [][]any{{1.0}, {2.5}, {nil}},
 		lines:   []int{1, 2, 3},
 	}, {
 		name:    "nested objects and arrays",
 		content: `{"r": {"z": 1, "a": [1, 2]}, "m": {"k": "v"}}` + "\n" + `{"r": {"a": [], "y": {"q": false}}}`,
 		schema: recordSchema(
-			storage.Field{Name: "r", Type: storage.Nullable(&storage.Type{Kind: storage.KindRecord, Name: "r", Namespace: "record", Fields: []storage.Field{
-				{Name: "z", Type: nullOr(storage.KindLong)},
-				{Name: "a", Type: storage.Nullable(storage.ArrayType(nullOr(storage.KindLong)))},
-				{Name: "y", Type: storage.Nullable(&storage.Type{Kind: storage.KindRecord, Name: "y", Namespace: "record.r", Fields: []storage.Field{
-					{Name: "q", Type: nullOr(storage.KindBoolean)}}})},
+			basefile.Field{Name: "r", Type: basefile.Nullable(&basefile.Type{Kind: basefile.KindRecord, Name: "r", Namespace: "record", Fields: []basefile.Field{
+				{Name: "z", Type: nullOr(basefile.KindLong)},
+				{Name: "a", Type: basefile.Nullable(basefile.ArrayType(nullOr(basefile.KindLong)))},
+				{Name: "y", Type: basefile.Nullable(&basefile.Type{Kind: basefile.KindRecord, Name: "y", Namespace: "record.r", Fields: []basefile.Field{
+					{Name: "q", Type: nullOr(basefile.KindBoolean)}}})},
 			}})},
-			storage.Field{Name: "m", Type: storage.Nullable(&storage.Type{Kind: storage.KindRecord, Name: "m", Namespace: "record", Fields: []storage.Field{
-				{Name: "k", Type: nullOr(storage.KindString)}}})}),
+			basefile.Field{Name: "m", Type: basefile.Nullable(&basefile.Type{Kind: basefile.KindRecord, Name: "m", Namespace: "record", Fields: []basefile.Field{
+				{Name: "k", Type: nullOr(basefile.KindString)}}})}),
 		rows:  [][]any{{[]any{int64(1), []any{int64(1), int64(2)}, nil}, []any{"v"}}, {[]any{nil, []any{}, []any{false}}, nil}},
 		lines: []int{1, 2},
 	}, {
@@ -132,27 +134,27 @@ func TestDecodeJSONL(t *testing.T) {
 		content: `{"id": 7, "price": 9.5, "day": "2024-01-02", "at": "2023-04-01T17:01:00.123456Z", "raw": "AQI=", "attrs": {"b": "x", "a": "y"}, "ok": "true"}`,
 		table:   table,
 		schema:  inTable(tableField("id"), tableField("price"), tableField("day"), tableField("at"), tableField("raw"), tableField("attrs"), tableField("ok")),
-		rows: [][]any{{int32(7), storage.NewDecimalInt64(950, 2), storage.Date(19724), at, []byte{1, 2},
+		rows: [][]any{{int32(7), basefile.NewDecimalInt64(950, 2), basefile.Date(19724), at, []byte{1, 2},
 			map[string]any{"a": "y", "b": "x"}, true}},
 		lines: []int{1},
 	}, {
 		name:    "numbers wider than the table's widen its columns",
 		content: `{"id": 3.5, "new": 1}`,
 		table:   table,
-		schema:  inTable(storage.Field{Name: "id", Type: nullOr(storage.KindDouble)}, storage.Field{Name: "new", Type: nullOr(storage.KindLong)}),
+		schema:  inTable(basefile.Field{Name: "id", Type: nullOr(basefile.KindDouble)}, basefile.Field{Name: "new", Type: nullOr(basefile.KindLong)}),
 		rows:    [][]any{{3.5, int64(1)}},
 		lines:   []int{1},
 	}, {
 		name:    "meta columns are dropped",
 		content: `{"_hoodie_commit_time": "20240101000000000", "_hoodie_commit_seqno": "x", "_hoodie_record_key": "1", "_hoodie_partition_path": "", "_hoodie_file_name": "f", "id": 1}`,
-		schema:  recordSchema(storage.Field{Name: "id", Type: nullOr(storage.KindLong)}),
+		schema:  recordSchema(basefile.Field{Name: "id", Type: nullOr(basefile.KindLong)}),
 		rows:    [][]any{{int64(1)}},
 		lines:   []int{1},
 	}, {
 		name:    "escapes and surrogate pairs",
 		content: `{"s": "a\"b\\\u00e9\n\ud83d\ude00\uD83D\uDE01\/\b\f\r\t\u0000", "t": "é😀", "\u0074u": "\uffff\ud7ff\ue000\udbff\udfff"}`,
-		schema: recordSchema(storage.Field{Name: "s", Type: nullOr(storage.KindString)}, storage.Field{Name: "t", Type: nullOr(storage.KindString)},
-			storage.Field{Name: "tu", Type: nullOr(storage.KindString)}),
+		schema: recordSchema(basefile.Field{Name: "s", Type: nullOr(basefile.KindString)}, basefile.Field{Name: "t", Type: nullOr(basefile.KindString)},
+			basefile.Field{Name: "tu", Type: nullOr(basefile.KindString)}),
 		rows:  [][]any{{"a\"b\\é\n😀😁/\b\f\r\t\x00", "é😀", "\uffff\ud7ff\ue000\U0010FFFF"}},
 		lines: []int{1},
 	}, {
@@ -165,7 +167,7 @@ func TestDecodeJSONL(t *testing.T) {
 	}, {
 		name:    "a line longer than the buffer",
 		content: `{"s": "` + longText + `"}` + "\n" + `{"s": "short"}`,
-		schema:  recordSchema(storage.Field{Name: "s", Type: nullOr(storage.KindString)}),
+		schema:  recordSchema(basefile.Field{Name: "s", Type: nullOr(basefile.KindString)}),
 		rows:    [][]any{{longText}, {"short"}},
 		lines:   []int{1, 2},
 	}}
@@ -188,44 +190,44 @@ func TestDecodeCSV(t *testing.T) {
 	tests := []struct {
 		name    string
 		content string
-		table   *storage.Schema
-		schema  *storage.Schema
+		table   *basefile.Schema
+		schema  *basefile.Schema
 		rows    [][]any
 		lines   []int
 	}{{
 		name:    "types inferred from text",
 		content: "\uFEFFid,name,fare,ok,zip\n1,Ann,1.5,true,007\n2,,2,FALSE,10001\n",
-		schema: recordSchema(storage.Field{Name: "id", Type: nullOr(storage.KindLong)}, storage.Field{Name: "name", Type: nullOr(storage.KindString)},
-			storage.Field{Name: "fare", Type: nullOr(storage.KindDouble)}, storage.Field{Name: "ok", Type: nullOr(storage.KindBoolean)},
-			storage.Field{Name: "zip", Type: nullOr(storage.KindString)}),
+		schema: recordSchema(basefile.Field{Name: "id", Type: nullOr(basefile.KindLong)}, basefile.Field{Name: "name", Type: nullOr(basefile.KindString)},
+			basefile.Field{Name: "fare", Type: nullOr(basefile.KindDouble)}, basefile.Field{Name: "ok", Type: nullOr(basefile.KindBoolean)},
+			basefile.Field{Name: "zip", Type: nullOr(basefile.KindString)}),
 		rows:  [][]any{{int64(1), "Ann", 1.5, true, "007"}, {int64(2), nil, 2.0, false, "10001"}},
 		lines: []int{2, 3},
 	}, {
 		name:    "quoted fields over several lines keep their line ends",
 		content: "id,note\r\n1,\"a\r\nb, \"\"c\"\"\"\r\n2,d\r\n\r\n3,\"x\ny\r\r\n\"\n4,\"\r\"\r\n5,\"\"\r",
-		schema:  recordSchema(storage.Field{Name: "id", Type: nullOr(storage.KindLong)}, storage.Field{Name: "note", Type: nullOr(storage.KindString)}),
+		schema:  recordSchema(basefile.Field{Name: "id", Type: nullOr(basefile.KindLong)}, basefile.Field{Name: "note", Type: nullOr(basefile.KindString)}),
 		rows:    [][]any{{int64(1), "a\r\nb, \"c\""}, {int64(2), "d"}, {int64(3), "x\ny\r\r\n"}, {int64(4), "\r"}, {int64(5), nil}},
 		lines:   []int{2, 4, 6, 9, 10},
 	}, {
 		name:    "line ends outside quotes end records",
 		content: "a,b\r\n\"x\",y\r\nz\r,\"\"\"\"\r\n\n\r\nu,v\r",
-		schema:  recordSchema(storage.Field{Name: "a", Type: nullOr(storage.KindString)}, storage.Field{Name: "b", Type: nullOr(storage.KindString)}),
+		schema:  recordSchema(basefile.Field{Name: "a", Type: nullOr(basefile.KindString)}, basefile.Field{Name: "b", Type: nullOr(basefile.KindString)}),
 		rows:    [][]any{{"x", "y"}, {"z\r", "\""}, {"u", "v"}},
 		lines:   []int{2, 3, 6},
 	}, {
 		name:    "mixed text is a string",
 		content: "v\n1\nx\n2.5\n",
-		schema:  recordSchema(storage.Field{Name: "v", Type: nullOr(storage.KindString)}),
+		schema:  recordSchema(basefile.Field{Name: "v", Type: nullOr(basefile.KindString)}),
 		rows:    [][]any{{"1"}, {"x"}, {"2.5"}},
 		lines:   []int{2, 3, 4},
 	}, {
 		name:    "table types",
 		content: "ok,id,day,price,_hoodie_record_key\ntrue,5,2024-01-02,1.5,k\n",
 		table:   table,
-		schema: &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []storage.Field{
-			{Name: "ok", Type: nullOr(storage.KindBoolean)}, {Name: "id", Type: nullOr(storage.KindInt)},
-			{Name: "day", Type: storage.Nullable(storage.DateType())}, {Name: "price", Type: storage.Nullable(storage.DecimalType(10, 2))}}},
-		rows:  [][]any{{true, int32(5), storage.Date(19724), storage.NewDecimalInt64(150, 2)}},
+		schema: &basefile.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []basefile.Field{
+			{Name: "ok", Type: nullOr(basefile.KindBoolean)}, {Name: "id", Type: nullOr(basefile.KindInt)},
+			{Name: "day", Type: basefile.Nullable(basefile.DateType())}, {Name: "price", Type: basefile.Nullable(basefile.DecimalType(10, 2))}}},
+		rows:  [][]any{{true, int32(5), basefile.Date(19724), basefile.NewDecimalInt64(150, 2)}},
 		lines: []int{2},
 	}}
 	for _, tt := range tests {
@@ -278,7 +280,7 @@ func writeTestBaseFile(t *testing.T, rows ...[]any) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := storage.NewBaseFileWriter(ctx, fsys, "f.parquet", parseAvro(t, baseFileTestTable), storage.BaseFileOptions{})
+	w, err := basefile.NewWriter(ctx, fsys, "f.parquet", parseAvro(t, baseFileTestTable), basefile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,17 +304,17 @@ func TestDecodeParquet(t *testing.T) {
 	ann := "Ann"
 	plain := writeTestParquet(t, parquetTestRow{ID: 1, Name: &ann, Fare: 1.5, Tags: []int32{1, 2}}, parquetTestRow{ID: 2, Fare: 2})
 	plainSchema := recordSchema(
-		storage.Field{Name: "id", Type: nullOr(storage.KindLong)},
-		storage.Field{Name: "name", Type: nullOr(storage.KindString)},
-		storage.Field{Name: "fare", Type: nullOr(storage.KindDouble)},
-		storage.Field{Name: "tags", Type: storage.Nullable(storage.ArrayType(storage.Primitive(storage.KindInt)))})
+		basefile.Field{Name: "id", Type: nullOr(basefile.KindLong)},
+		basefile.Field{Name: "name", Type: nullOr(basefile.KindString)},
+		basefile.Field{Name: "fare", Type: nullOr(basefile.KindDouble)},
+		basefile.Field{Name: "tags", Type: basefile.Nullable(basefile.ArrayType(basefile.Primitive(basefile.KindInt)))})
 	plainRows := [][]any{{int64(1), "Ann", 1.5, []any{int32(1), int32(2)}}, {int64(2), nil, 2.0, []any{}}}
 
-	base := writeTestBaseFile(t, []any{"a", 1.5, []any{"Bo", storage.Date(19000)}}, []any{"b", nil, nil})
+	base := writeTestBaseFile(t, []any{"a", 1.5, []any{"Bo", basefile.Date(19000)}}, []any{"b", nil, nil})
 	table := parseAvro(t, baseFileTestTable)
-	baseSchema := &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []storage.Field{
-		{Name: "uuid", Type: nullOr(storage.KindString)}, table.Fields[1], table.Fields[2]}}
-	baseRows := [][]any{{"a", 1.5, []any{"Bo", storage.Date(19000)}}, {"b", nil, nil}}
+	baseSchema := &basefile.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []basefile.Field{
+		{Name: "uuid", Type: nullOr(basefile.KindString)}, table.Fields[1], table.Fields[2]}}
+	baseRows := [][]any{{"a", 1.5, []any{"Bo", basefile.Date(19000)}}, {"b", nil, nil}}
 
 	t.Run("plain file", func(t *testing.T) {
 		in, err := decodeTempFile(t, "in.parquet", "parquet", plain, nil)
@@ -393,7 +395,7 @@ func TestDecodeInputErrors(t *testing.T) {
 // table column, other than a number that widens it, is refused with its
 // line and why it does not fit.
 func TestDecodeInputTableMisfits(t *testing.T) {
-	table, err := storage.ParseSchema([]byte(inputTestTable))
+	table, err := basefile.ParseSchema([]byte(inputTestTable))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,14 +472,14 @@ func FuzzDecodeCSV(f *testing.F) {
 // fuzzDecode fuzzes Decode of format from the seeds, with and without the
 // table's schema: what decodes must pass checkFuzzedInput, and decoding in
 // small blocks, in parallel, must decode the same.
-func fuzzDecode(f *testing.F, name string, format Format, blocks func(context.Context, io.Reader, string, *storage.Schema, int) (*write.Input, error), seeds ...string) {
+func fuzzDecode(f *testing.F, name string, format Format, blocks func(context.Context, io.Reader, string, *basefile.Schema, int) (*write.Input, error), seeds ...string) {
 	for _, s := range seeds {
 		f.Add(s, false, uint8(0))
 		f.Add(s, true, uint8(5))
 	}
 	table := parseAvro(f, inputTestTable)
 	f.Fuzz(func(t *testing.T, data string, withTable bool, blockSize uint8) {
-		var tab *storage.Schema
+		var tab *basefile.Schema
 		if withTable {
 			tab = table
 		}
@@ -641,13 +643,13 @@ func TestDecodeJSONLBlocks(t *testing.T) {
 // lines, or the error, that it gives in one block, on 1,500 inputs that
 // random draws, about half of them bad; with and without a table schema.
 func testDecodeBlocks(t *testing.T, rng *rand.Rand, random func(*rand.Rand) []byte, name string,
-	decode func(ctx context.Context, r io.Reader, name string, table *storage.Schema, blockSize int) (*write.Input, error)) {
+	decode func(ctx context.Context, r io.Reader, name string, table *basefile.Schema, blockSize int) (*write.Input, error)) {
 	table := parseAvro(t, inputTestTable)
 	const trials = 1500
 	decoded, failed := 0, 0
 	for trial := range trials {
 		data := random(rng)
-		var tab *storage.Schema
+		var tab *basefile.Schema
 		if rng.IntN(3) == 0 {
 			tab = table
 		}
@@ -746,7 +748,7 @@ func TestDecodeJSONLBlocksErrors(t *testing.T) {
 type blockErrorCase struct {
 	name    string
 	content []byte
-	table   *storage.Schema
+	table   *basefile.Schema
 	readErr bool   // reading fails after content
 	want    string // the error
 }
@@ -754,7 +756,7 @@ type blockErrorCase struct {
 // checkBlockErrors checks that decode, decodeJSONLBlocks or decodeCSVBlocks,
 // fails on the content of each case (followed by a read error if readErr)
 // with the error wanted, whole and in blocks of many sizes.
-func checkBlockErrors(t *testing.T, decode func(context.Context, io.Reader, string, *storage.Schema, int) (*write.Input, error), tests []blockErrorCase) {
+func checkBlockErrors(t *testing.T, decode func(context.Context, io.Reader, string, *basefile.Schema, int) (*write.Input, error), tests []blockErrorCase) {
 	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -793,7 +795,7 @@ func (c *cancelingReader) Read(p []byte) (int, error) {
 
 func TestDecodeBlocksCanceled(t *testing.T) {
 	for _, tt := range []struct {
-		decode func(context.Context, io.Reader, string, *storage.Schema, int) (*write.Input, error)
+		decode func(context.Context, io.Reader, string, *basefile.Schema, int) (*write.Input, error)
 		data   []byte
 	}{
 		{decodeJSONLBlocks, benchTripLines(1000)},
@@ -830,7 +832,7 @@ func (s *stallingReader) Read(p []byte) (int, error) {
 // but stalls: the error must not wait for the read of a later block.
 func TestDecodeBlocksErrorStalledInput(t *testing.T) {
 	for _, tt := range []struct {
-		decode func(context.Context, io.Reader, string, *storage.Schema, int) (*write.Input, error)
+		decode func(context.Context, io.Reader, string, *basefile.Schema, int) (*write.Input, error)
 		data   string
 		want   string
 	}{

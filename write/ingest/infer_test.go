@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // loose parses JSON text into a loose value, keeping the order of members.
@@ -79,18 +79,18 @@ func mustLoose(t testing.TB, text string) any {
 
 // typeString renders a type compactly for test expectations: a "?" suffix
 // for nullable, name{fields} for records, [items] for arrays, map<values>.
-func typeString(t *storage.Type) string {
+func typeString(t *basefile.Type) string {
 	var s string
 	switch {
-	case t.Kind == storage.KindRecord:
+	case t.Kind == basefile.KindRecord:
 		fields := make([]string, len(t.Fields))
 		for i, f := range t.Fields {
 			fields[i] = f.Name + ":" + typeString(f.Type)
 		}
 		s = t.Name + "{" + strings.Join(fields, ",") + "}"
-	case t.Kind == storage.KindArray:
+	case t.Kind == basefile.KindArray:
 		s = "[" + typeString(t.Items) + "]"
-	case t.Kind == storage.KindMap:
+	case t.Kind == basefile.KindMap:
 		s = "map<" + typeString(t.Values) + ">"
 	default:
 		s = typeName(t)
@@ -102,11 +102,11 @@ func typeString(t *storage.Type) string {
 }
 
 // recordTypeOf returns s as a record type, sharing its fields.
-func recordTypeOf(s *storage.Schema) *storage.Type {
-	return &storage.Type{Kind: storage.KindRecord, Name: s.Name, Namespace: s.Namespace, Doc: s.Doc, Fields: s.Fields}
+func recordTypeOf(s *basefile.Schema) *basefile.Type {
+	return &basefile.Type{Kind: basefile.KindRecord, Name: s.Name, Namespace: s.Namespace, Doc: s.Doc, Fields: s.Fields}
 }
 
-func schemaString(s *storage.Schema) string {
+func schemaString(s *basefile.Schema) string {
 	return typeString(recordTypeOf(s))
 }
 
@@ -152,7 +152,7 @@ func valuesEqual(a, b any) bool {
 // encode to Parquet and decode back unchanged. Rows with null array
 // elements, which the types allow but Parquet's two-level lists cannot
 // store, are skipped.
-func checkModelRows(t testing.TB, s *storage.Schema, rows [][]any) {
+func checkModelRows(t testing.TB, s *basefile.Schema, rows [][]any) {
 	t.Helper()
 	for i, row := range rows {
 		if hasNullElement(row, recordTypeOf(s)) {
@@ -174,23 +174,23 @@ func checkModelRows(t testing.TB, s *storage.Schema, rows [][]any) {
 
 // hasNullElement reports whether v, a value of type t, holds an array with a
 // null element.
-func hasNullElement(v any, t *storage.Type) bool {
+func hasNullElement(v any, t *basefile.Type) bool {
 	switch t.Kind {
-	case storage.KindRecord:
+	case basefile.KindRecord:
 		values, _ := v.([]any)
 		for i, f := range t.Fields {
 			if i < len(values) && hasNullElement(values[i], f.Type) {
 				return true
 			}
 		}
-	case storage.KindArray:
+	case basefile.KindArray:
 		elems, _ := v.([]any)
 		for _, e := range elems {
 			if e == nil || hasNullElement(e, t.Items) {
 				return true
 			}
 		}
-	case storage.KindMap:
+	case basefile.KindMap:
 		m, _ := v.(map[string]any)
 		for _, e := range m {
 			if hasNullElement(e, t.Values) {
@@ -210,91 +210,91 @@ func utcTime(s string) time.Time {
 }
 
 func TestCoerceValue(t *testing.T) {
-	record := storage.RecordType("r",
-		storage.Field{Name: "a", Type: storage.Primitive(storage.KindInt)},
-		storage.Field{Name: "b", Type: storage.Nullable(storage.Primitive(storage.KindString))},
-		storage.Field{Name: "items", Type: storage.Nullable(storage.ArrayType(storage.RecordType("item", storage.Field{Name: "q", Type: storage.Primitive(storage.KindInt)})))})
+	record := basefile.RecordType("r",
+		basefile.Field{Name: "a", Type: basefile.Primitive(basefile.KindInt)},
+		basefile.Field{Name: "b", Type: basefile.Nullable(basefile.Primitive(basefile.KindString))},
+		basefile.Field{Name: "items", Type: basefile.Nullable(basefile.ArrayType(basefile.RecordType("item", basefile.Field{Name: "q", Type: basefile.Primitive(basefile.KindInt)})))})
 	bigUnscaled, _ := new(big.Int).SetString("12345678901234567890", 10)
 	tests := []struct {
 		value   string // JSON
-		typ     *storage.Type
+		typ     *basefile.Type
 		want    any
 		wantErr string
 	}{
-		{`3`, storage.Primitive(storage.KindInt), int32(3), ""},
-		{`"-3"`, storage.Primitive(storage.KindInt), int32(-3), ""},
-		{`3.0`, storage.Primitive(storage.KindInt), int32(3), ""},
-		{`1e2`, storage.Primitive(storage.KindInt), int32(100), ""},
-		{`3.5`, storage.Primitive(storage.KindInt), nil, `column "c": 3.5 does not fit int: not a whole number`},
-		{`2147483648`, storage.Primitive(storage.KindInt), nil, "out of range"},
-		{`2.147483648e9`, storage.Primitive(storage.KindInt), nil, "out of range"},
-		{`"abc"`, storage.Primitive(storage.KindInt), nil, `"abc" does not fit int: not a number`},
-		{`"+3"`, storage.Primitive(storage.KindInt), nil, "not a number"},
-		{`true`, storage.Primitive(storage.KindInt), nil, "not a number"},
-		{`null`, storage.Primitive(storage.KindInt), nil, "null does not fit int: the column is not nullable"},
-		{`null`, storage.Nullable(storage.Primitive(storage.KindInt)), nil, ""},
-		{`9223372036854775807`, storage.Primitive(storage.KindLong), int64(math.MaxInt64), ""},
-		{`9223372036854775808`, storage.Primitive(storage.KindLong), nil, "out of range"},
-		{`1e20`, storage.Primitive(storage.KindLong), nil, "out of range"},
-		{`1.5`, storage.Primitive(storage.KindFloat), float32(1.5), ""},
-		{`1e39`, storage.Primitive(storage.KindFloat), nil, "out of range"},
-		{`7`, storage.Primitive(storage.KindDouble), float64(7), ""},
-		{`"-Infinity"`, storage.Primitive(storage.KindDouble), math.Inf(-1), ""},
-		{`1e400`, storage.Primitive(storage.KindDouble), nil, "1e400 does not fit double: out of range"},
-		{`"0x10"`, storage.Primitive(storage.KindDouble), nil, "not a number"},
-		{`1.5`, storage.DecimalType(5, 2), storage.NewDecimalInt64(150, 2), ""},
-		{`"123.45"`, storage.DecimalType(5, 2), storage.NewDecimalInt64(12345, 2), ""},
-		{`1.230`, storage.DecimalType(5, 2), storage.NewDecimalInt64(123, 2), ""},
-		{`-7`, storage.DecimalType(5, 2), storage.NewDecimalInt64(-700, 2), ""},
-		{`1234.5`, storage.DecimalType(5, 2), nil, "1234.5 does not fit decimal(5,2): more than 5 digits"},
-		{`1.234`, storage.DecimalType(5, 2), nil, "more than 2 digits after the point"},
-		{`"1,5"`, storage.DecimalType(5, 2), nil, "not a number"},
-		{`12345678901234567890`, storage.FixedDecimalType("f", 9, 20, 0), storage.NewDecimal(bigUnscaled, 0), ""},
-		{`"2024-02-29"`, storage.DateType(), storage.Date(19782), ""},
+		{`3`, basefile.Primitive(basefile.KindInt), int32(3), ""},
+		{`"-3"`, basefile.Primitive(basefile.KindInt), int32(-3), ""},
+		{`3.0`, basefile.Primitive(basefile.KindInt), int32(3), ""},
+		{`1e2`, basefile.Primitive(basefile.KindInt), int32(100), ""},
+		{`3.5`, basefile.Primitive(basefile.KindInt), nil, `column "c": 3.5 does not fit int: not a whole number`},
+		{`2147483648`, basefile.Primitive(basefile.KindInt), nil, "out of range"},
+		{`2.147483648e9`, basefile.Primitive(basefile.KindInt), nil, "out of range"},
+		{`"abc"`, basefile.Primitive(basefile.KindInt), nil, `"abc" does not fit int: not a number`},
+		{`"+3"`, basefile.Primitive(basefile.KindInt), nil, "not a number"},
+		{`true`, basefile.Primitive(basefile.KindInt), nil, "not a number"},
+		{`null`, basefile.Primitive(basefile.KindInt), nil, "null does not fit int: the column is not nullable"},
+		{`null`, basefile.Nullable(basefile.Primitive(basefile.KindInt)), nil, ""},
+		{`9223372036854775807`, basefile.Primitive(basefile.KindLong), int64(math.MaxInt64), ""},
+		{`9223372036854775808`, basefile.Primitive(basefile.KindLong), nil, "out of range"},
+		{`1e20`, basefile.Primitive(basefile.KindLong), nil, "out of range"},
+		{`1.5`, basefile.Primitive(basefile.KindFloat), float32(1.5), ""},
+		{`1e39`, basefile.Primitive(basefile.KindFloat), nil, "out of range"},
+		{`7`, basefile.Primitive(basefile.KindDouble), float64(7), ""},
+		{`"-Infinity"`, basefile.Primitive(basefile.KindDouble), math.Inf(-1), ""},
+		{`1e400`, basefile.Primitive(basefile.KindDouble), nil, "1e400 does not fit double: out of range"},
+		{`"0x10"`, basefile.Primitive(basefile.KindDouble), nil, "not a number"},
+		{`1.5`, basefile.DecimalType(5, 2), basefile.NewDecimalInt64(150, 2), ""},
+		{`"123.45"`, basefile.DecimalType(5, 2), basefile.NewDecimalInt64(12345, 2), ""},
+		{`1.230`, basefile.DecimalType(5, 2), basefile.NewDecimalInt64(123, 2), ""},
+		{`-7`, basefile.DecimalType(5, 2), basefile.NewDecimalInt64(-700, 2), ""},
+		{`1234.5`, basefile.DecimalType(5, 2), nil, "1234.5 does not fit decimal(5,2): more than 5 digits"},
+		{`1.234`, basefile.DecimalType(5, 2), nil, "more than 2 digits after the point"},
+		{`"1,5"`, basefile.DecimalType(5, 2), nil, "not a number"},
+		{`12345678901234567890`, basefile.FixedDecimalType("f", 9, 20, 0), basefile.NewDecimal(bigUnscaled, 0), ""},
+		{`"2024-02-29"`, basefile.DateType(), basefile.Date(19782), ""},
 		// A number is a guess about its unit: 20240101 would be year 57385.
-		{`20240101`, storage.DateType(), nil, "20240101 does not fit date: a number is not a date"},
-		{`19000`, storage.DateType(), nil, "a number is not a date"},
-		{`"19000"`, storage.DateType(), nil, "a number is not a date"},
-		{`"2023-02-29"`, storage.DateType(), nil, "not a YYYY-MM-DD date"},
-		{`1.5`, storage.DateType(), nil, "a number is not a date"},
-		{`"2023-04-01T17:01:00.123456000Z"`, storage.TimestampMicrosType(), utcTime("2023-04-01T17:01:00.123456Z"), ""},
-		{`"2023-04-01T17:01:00.1234567Z"`, storage.TimestampMicrosType(), nil, "more fraction digits than the column's microseconds keep"},
-		{`"2023-04-01T17:01:00.123456789Z"`, storage.TimestampMicrosType(), nil, "more fraction digits than the column's microseconds keep"},
-		{`"2023-04-01T19:01:00+02:00"`, storage.TimestampMicrosType(), utcTime("2023-04-01T17:01:00Z"), ""},
-		{`"2023-04-01 17:01:00.5"`, storage.TimestampMicrosType(), utcTime("2023-04-01T17:01:00.5Z"), ""},
-		{`1680368460123456`, storage.TimestampMicrosType(), nil, "a number is not a timestamp"},
-		{`"1680368460123"`, storage.TimestampMillisType(), nil, "a number is not a timestamp"},
-		{`"2023-04-01T17:01:00.123000Z"`, storage.TimestampMillisType(), utcTime("2023-04-01T17:01:00.123Z"), ""},
-		{`"2023-04-01T17:01:00.123456Z"`, storage.TimestampMillisType(), nil, "more fraction digits than the column's milliseconds keep"},
-		{`"yesterday"`, storage.TimestampMillisType(), nil, "not an RFC 3339 timestamp"},
-		{`"aGVsbG8="`, storage.Primitive(storage.KindBytes), []byte("hello"), ""},
-		{`""`, storage.Primitive(storage.KindBytes), []byte{}, ""},
-		{`"!!"`, storage.Primitive(storage.KindBytes), nil, "not base64 text"},
-		{`"AAECAw=="`, storage.FixedType("f", 4), []byte{0, 1, 2, 3}, ""},
-		{`"AAE="`, storage.FixedType("f", 4), nil, "2 bytes, not 4"},
-		{`"x"`, storage.Primitive(storage.KindString), "x", ""},
-		{`5.10`, storage.Primitive(storage.KindString), "5.10", ""},
-		{`true`, storage.Primitive(storage.KindString), "true", ""},
-		{`{}`, storage.Primitive(storage.KindString), nil, "an object does not fit string: not a string"},
-		{`"0b3e5c36-1b5f-4f6e-8c1a-2f0f3f5a9c11"`, storage.UUIDType(), "0b3e5c36-1b5f-4f6e-8c1a-2f0f3f5a9c11", ""},
-		{`"B"`, storage.EnumType("e", "A", "B"), "B", ""},
-		{`"Z"`, storage.EnumType("e", "A", "B"), nil, `"Z" does not fit enum "e": not a symbol of the enum`},
-		{`true`, storage.Primitive(storage.KindBoolean), true, ""},
-		{`"FALSE"`, storage.Primitive(storage.KindBoolean), false, ""},
-		{`"yes"`, storage.Primitive(storage.KindBoolean), nil, "not a boolean"},
+		{`20240101`, basefile.DateType(), nil, "20240101 does not fit date: a number is not a date"},
+		{`19000`, basefile.DateType(), nil, "a number is not a date"},
+		{`"19000"`, basefile.DateType(), nil, "a number is not a date"},
+		{`"2023-02-29"`, basefile.DateType(), nil, "not a YYYY-MM-DD date"},
+		{`1.5`, basefile.DateType(), nil, "a number is not a date"},
+		{`"2023-04-01T17:01:00.123456000Z"`, basefile.TimestampMicrosType(), utcTime("2023-04-01T17:01:00.123456Z"), ""},
+		{`"2023-04-01T17:01:00.1234567Z"`, basefile.TimestampMicrosType(), nil, "more fraction digits than the column's microseconds keep"},
+		{`"2023-04-01T17:01:00.123456789Z"`, basefile.TimestampMicrosType(), nil, "more fraction digits than the column's microseconds keep"},
+		{`"2023-04-01T19:01:00+02:00"`, basefile.TimestampMicrosType(), utcTime("2023-04-01T17:01:00Z"), ""},
+		{`"2023-04-01 17:01:00.5"`, basefile.TimestampMicrosType(), utcTime("2023-04-01T17:01:00.5Z"), ""},
+		{`1680368460123456`, basefile.TimestampMicrosType(), nil, "a number is not a timestamp"},
+		{`"1680368460123"`, basefile.TimestampMillisType(), nil, "a number is not a timestamp"},
+		{`"2023-04-01T17:01:00.123000Z"`, basefile.TimestampMillisType(), utcTime("2023-04-01T17:01:00.123Z"), ""},
+		{`"2023-04-01T17:01:00.123456Z"`, basefile.TimestampMillisType(), nil, "more fraction digits than the column's milliseconds keep"},
+		{`"yesterday"`, basefile.TimestampMillisType(), nil, "not an RFC 3339 timestamp"},
+		{`"aGVsbG8="`, basefile.Primitive(basefile.KindBytes), []byte("hello"), ""},
+		{`""`, basefile.Primitive(basefile.KindBytes), []byte{}, ""},
+		{`"!!"`, basefile.Primitive(basefile.KindBytes), nil, "not base64 text"},
+		{`"AAECAw=="`, basefile.FixedType("f", 4), []byte{0, 1, 2, 3}, ""},
+		{`"AAE="`, basefile.FixedType("f", 4), nil, "2 bytes, not 4"},
+		{`"x"`, basefile.Primitive(basefile.KindString), "x", ""},
+		{`5.10`, basefile.Primitive(basefile.KindString), "5.10", ""},
+		{`true`, basefile.Primitive(basefile.KindString), "true", ""},
+		{`{}`, basefile.Primitive(basefile.KindString), nil, "an object does not fit string: not a string"},
+		{`"0b3e5c36-1b5f-4f6e-8c1a-2f0f3f5a9c11"`, basefile.UUIDType(), "0b3e5c36-1b5f-4f6e-8c1a-2f0f3f5a9c11", ""},
+		{`"B"`, basefile.EnumType("e", "A", "B"), "B", ""},
+		{`"Z"`, basefile.EnumType("e", "A", "B"), nil, `"Z" does not fit enum "e": not a symbol of the enum`},
+		{`true`, basefile.Primitive(basefile.KindBoolean), true, ""},
+		{`"FALSE"`, basefile.Primitive(basefile.KindBoolean), false, ""},
+		{`"yes"`, basefile.Primitive(basefile.KindBoolean), nil, "not a boolean"},
 		{`{"a": 1}`, record, []any{int32(1), nil, nil}, ""},
 		{`{"items": [{"q": 2}], "b": "x", "a": 1}`, record, []any{int32(1), "x", []any{[]any{int32(2)}}}, ""},
 		{`{"b": "x"}`, record, nil, `column "c.a": null does not fit int: the field is missing and not nullable`},
 		{`{"a": 1, "z": 2}`, record, nil, `the record has no field "z"`},
 		{`{"a": 1, "a": 2}`, record, nil, `the object has member "a" twice`},
 		{`{"a": 1, "items": [{"q": 1}, {"q": "z"}]}`, record, nil, `column "c.items[1].q": "z" does not fit int`},
-		{`[1, 2]`, storage.ArrayType(storage.Primitive(storage.KindInt)), []any{int32(1), int32(2)}, ""},
-		{`[]`, storage.ArrayType(storage.Primitive(storage.KindInt)), []any{}, ""},
-		{`[1, 2.5]`, storage.ArrayType(storage.Primitive(storage.KindInt)), nil, `column "c[1]": 2.5 does not fit int`},
-		{`{"x": 1}`, storage.MapType(storage.Primitive(storage.KindLong)), map[string]any{"x": int64(1)}, ""},
-		{`{}`, storage.MapType(storage.Primitive(storage.KindLong)), map[string]any{}, ""},
-		{`{"x": "y"}`, storage.MapType(storage.Primitive(storage.KindLong)), nil, `column "c[\"x\"]": "y" does not fit long`},
-		{`[1]`, storage.MapType(storage.Primitive(storage.KindLong)), nil, "an array does not fit map of long: not an object"},
+		{`[1, 2]`, basefile.ArrayType(basefile.Primitive(basefile.KindInt)), []any{int32(1), int32(2)}, ""},
+		{`[]`, basefile.ArrayType(basefile.Primitive(basefile.KindInt)), []any{}, ""},
+		{`[1, 2.5]`, basefile.ArrayType(basefile.Primitive(basefile.KindInt)), nil, `column "c[1]": 2.5 does not fit int`},
+		{`{"x": 1}`, basefile.MapType(basefile.Primitive(basefile.KindLong)), map[string]any{"x": int64(1)}, ""},
+		{`{}`, basefile.MapType(basefile.Primitive(basefile.KindLong)), map[string]any{}, ""},
+		{`{"x": "y"}`, basefile.MapType(basefile.Primitive(basefile.KindLong)), nil, `column "c[\"x\"]": "y" does not fit long`},
+		{`[1]`, basefile.MapType(basefile.Primitive(basefile.KindLong)), nil, "an array does not fit map of long: not an object"},
 	}
 	for _, tt := range tests {
 		got, err := CoerceValue(mustLoose(t, tt.value), tt.typ, "c")
@@ -312,7 +312,7 @@ func TestCoerceValue(t *testing.T) {
 
 func TestCoerceValueSpecialFloats(t *testing.T) {
 	for _, s := range []string{"NaN", "nan", "Inf", "+Infinity", "-inf"} {
-		got, err := CoerceValue(s, storage.Primitive(storage.KindFloat), "c")
+		got, err := CoerceValue(s, basefile.Primitive(basefile.KindFloat), "c")
 		f, ok := got.(float32)
 		if err != nil || !ok || !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) {
 			t.Errorf("CoerceValue(%q, float) = %#v, %v", s, got, err)
@@ -383,7 +383,7 @@ func TestInferrer(t *testing.T) {
 	table := parseAvro(t, inferTable)
 	tests := []struct {
 		name    string
-		table   *storage.Schema
+		table   *basefile.Schema
 		text    bool
 		records []string
 		schema  string
@@ -459,7 +459,7 @@ func TestInferrer(t *testing.T) {
 		table:   table,
 		records: []string{`{"i": 1, "l": 2, "f": 1.5, "d": 3, "s": 4, "b": "true", "price": "9.99", "day": "2024-01-02", "at": "2024-01-02T03:04:05Z", "raw": "AQI=", "kind": "B", "m": {"k": 5}, "tags": [1], "r": {"a": 1, "b": "x"}, "req": 7}`},
 		schema:  `trips_record{i:int?,l:long?,f:float?,d:double?,s:string?,b:boolean?,price:decimal(10,2)?,day:date?,at:timestamp-micros?,raw:bytes?,kind:enum "kind"?,m:map<long>?,tags:[int]?,r:r{a:int,b:string}?,req:int?}`,
-		rows: [][]any{{int32(1), int64(2), float32(1.5), 3.0, "4", true, storage.NewDecimalInt64(999, 2), storage.Date(19724), utcTime("2024-01-02T03:04:05Z"),
+		rows: [][]any{{int32(1), int64(2), float32(1.5), 3.0, "4", true, basefile.NewDecimalInt64(999, 2), basefile.Date(19724), utcTime("2024-01-02T03:04:05Z"),
 			[]byte{1, 2}, "B", map[string]any{"k": int64(5)}, []any{int32(1)}, []any{int32(1), "x"}, int32(7)}},
 	}, {
 		name:    "table column only null keeps its type",
@@ -561,7 +561,7 @@ func TestInferrer(t *testing.T) {
 		text:    true,
 		records: []string{`{"i": "5", "price": "1.5", "s": "007", "day": "2024-01-02"}`},
 		schema:  `trips_record{i:int?,price:decimal(10,2)?,s:string?,day:date?}`,
-		rows:    [][]any{{int32(5), storage.NewDecimalInt64(150, 2), "007", storage.Date(19724)}},
+		rows:    [][]any{{int32(5), basefile.NewDecimalInt64(150, 2), "007", basefile.Date(19724)}},
 	}, {
 		name:    "a word in an int column of text does not fit",
 		table:   table,
@@ -582,7 +582,7 @@ func TestInferrer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := NewInferrer(InferOptions{Table: tt.table, Text: tt.text})
 			err := inferRecords(in, tt.records...)
-			var s *storage.Schema
+			var s *basefile.Schema
 			var rows [][]any
 			if err == nil {
 				s, rows, err = in.Finish()
@@ -624,10 +624,10 @@ func TestInferrerNames(t *testing.T) {
 	}
 	n := s.Fields[0].Type
 	x := n.Fields[0].Type
-	if got := storage.FullName(n.Name, n.Namespace, ""); got != "hoodie.trips.trips_record.n" {
+	if got := basefile.FullName(n.Name, n.Namespace, ""); got != "hoodie.trips.trips_record.n" {
 		t.Errorf("record n named %q", got)
 	}
-	if got := storage.FullName(x.Name, x.Namespace, ""); got != "hoodie.trips.trips_record.n.x" {
+	if got := basefile.FullName(x.Name, x.Namespace, ""); got != "hoodie.trips.trips_record.n.x" {
 		t.Errorf("record x named %q", got)
 	}
 	if _, err := NewInferrer(InferOptions{}).Column("a b"); err == nil || !strings.Contains(err.Error(), `column "a b": not a valid column name`) {
@@ -653,12 +653,12 @@ func TestInferrerAddErrorLeavesItUnchanged(t *testing.T) {
 }
 
 // fuzzTypes are the types FuzzCoerceValue coerces to.
-var fuzzTypes = []*storage.Type{
-	storage.Primitive(storage.KindBoolean), storage.Primitive(storage.KindInt), storage.Primitive(storage.KindLong), storage.Primitive(storage.KindFloat), storage.Primitive(storage.KindDouble),
-	storage.Primitive(storage.KindString), storage.Primitive(storage.KindBytes), storage.FixedType("f", 3), storage.EnumType("e", "A", "B"), storage.UUIDType(),
-	storage.DecimalType(9, 3), storage.FixedDecimalType("fd", 16, 38, 10), storage.DateType(), storage.TimestampMicrosType(), storage.TimestampMillisType(),
-	storage.ArrayType(storage.Nullable(storage.Primitive(storage.KindInt))), storage.MapType(storage.DecimalType(5, 1)),
-	storage.RecordType("r", storage.Field{Name: "a", Type: storage.Primitive(storage.KindLong)}, storage.Field{Name: "b", Type: storage.Nullable(storage.ArrayType(storage.Primitive(storage.KindDouble)))}),
+var fuzzTypes = []*basefile.Type{
+	basefile.Primitive(basefile.KindBoolean), basefile.Primitive(basefile.KindInt), basefile.Primitive(basefile.KindLong), basefile.Primitive(basefile.KindFloat), basefile.Primitive(basefile.KindDouble),
+	basefile.Primitive(basefile.KindString), basefile.Primitive(basefile.KindBytes), basefile.FixedType("f", 3), basefile.EnumType("e", "A", "B"), basefile.UUIDType(),
+	basefile.DecimalType(9, 3), basefile.FixedDecimalType("fd", 16, 38, 10), basefile.DateType(), basefile.TimestampMicrosType(), basefile.TimestampMillisType(),
+	basefile.ArrayType(basefile.Nullable(basefile.Primitive(basefile.KindInt))), basefile.MapType(basefile.DecimalType(5, 1)),
+	basefile.RecordType("r", basefile.Field{Name: "a", Type: basefile.Primitive(basefile.KindLong)}, basefile.Field{Name: "b", Type: basefile.Nullable(basefile.ArrayType(basefile.Primitive(basefile.KindDouble)))}),
 }
 
 func FuzzCoerceValue(f *testing.F) {
@@ -681,7 +681,7 @@ func FuzzCoerceValue(f *testing.F) {
 			}
 			return
 		}
-		checkModelRows(t, &storage.Schema{Name: "row", Fields: []storage.Field{{Name: "c", Type: typ}}}, [][]any{{got}})
+		checkModelRows(t, &basefile.Schema{Name: "row", Fields: []basefile.Field{{Name: "c", Type: typ}}}, [][]any{{got}})
 	})
 }
 
@@ -812,7 +812,7 @@ func TestInferrerMerge(t *testing.T) {
 
 // checkInferred fails t unless the schema and rows an Inferrer finished with
 // are those wanted.
-func checkInferred(t *testing.T, s *storage.Schema, rows [][]any, schema string, want [][]any) {
+func checkInferred(t *testing.T, s *basefile.Schema, rows [][]any, schema string, want [][]any) {
 	t.Helper()
 	if got := schemaString(s); got != schema {
 		t.Errorf("schema\n got %s\nwant %s", got, schema)
