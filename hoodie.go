@@ -112,21 +112,55 @@ type TableSpec struct {
 	NoMetaFields bool
 }
 
-// config is the table configuration spec describes.
+// SpecError is the error of Check and Create for a TableSpec that
+// describes no valid table. Create makes nothing then.
+type SpecError struct {
+	// Schema reports that Schema is at fault: it does not fit the table's
+	// columns. Otherwise the names and columns are (a missing name or
+	// record key, a column named twice...).
+	Schema bool
+	// Err says what is wrong.
+	Err error
+}
+
+func (e *SpecError) Error() string { return e.Err.Error() }
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// CreateError is Create's error: why it made no table at Path. Its Err is
+// a *SpecError for a bad TableSpec; otherwise laying the table out failed:
+// a table is there or encloses Path (config.ErrTableExists,
+// config.ErrInsideTable), or an I/O error.
+type CreateError struct {
+	Path string
+	Err  error
+}
+
+func (e *CreateError) Error() string { return "create table at " + e.Path + ": " + e.Err.Error() }
+func (e *CreateError) Unwrap() error { return e.Err }
+
+// Check reports whether spec describes a valid table, as Create checks it
+// before it makes anything; its error is a *SpecError.
+func (spec TableSpec) Check() error {
+	_, err := spec.config()
+	return err
+}
+
+// config is the table configuration spec describes; its error is a
+// *SpecError.
 func (spec TableSpec) config() (*config.Table, error) {
 	cfg, err := config.NewTable(spec.Name, spec.RecordKey, spec.Precombine, spec.PartitionBy, spec.HiveStyle, spec.MergeMode)
 	if err != nil {
-		return nil, err
+		return nil, &SpecError{Err: err}
 	}
 	cfg.PopulateMetaFields = !spec.NoMetaFields
 	if spec.Schema != nil {
 		schema := spec.Schema.WithoutMetaFields()
 		if err := write.CheckTableSchema(cfg, schema); err != nil {
-			return nil, err
+			return nil, &SpecError{Schema: true, Err: err}
 		}
 		data, err := schema.MarshalJSON()
 		if err != nil {
-			return nil, err
+			return nil, &SpecError{Schema: true, Err: err}
 		}
 		cfg.CreateSchema = string(data)
 	}
@@ -134,19 +168,20 @@ func (spec TableSpec) config() (*config.Table, error) {
 }
 
 // Create creates an empty table at path as spec describes. It fails, and
-// creates nothing, if a table exists there or spec is not a valid table.
-// The table's instant times are in UTC (hoodie.table.timeline.timezone).
+// creates nothing, if a table exists there or spec is not a valid table;
+// its error is then a *CreateError. The table's instant times are in UTC
+// (hoodie.table.timeline.timezone).
 func Create(ctx context.Context, path string, spec TableSpec, opts ...Option) (*Table, error) {
 	cfg, err := spec.config()
 	if err != nil {
-		return nil, fmt.Errorf("create table at %s: %w", path, err)
+		return nil, &CreateError{Path: path, Err: err}
 	}
 	t, err := newTable(path, opts)
 	if err != nil {
 		return nil, err
 	}
 	if err := config.CreateTable(ctx, t.fsys, cfg, time.Now()); err != nil {
-		return nil, fmt.Errorf("create table at %s: %w", path, err)
+		return nil, &CreateError{Path: path, Err: err}
 	}
 	return t, nil
 }

@@ -147,18 +147,36 @@ func TestCreateFromSpec(t *testing.T) {
 		t.Errorf("the table's schema has columns %v, want %v", names, fieldNames(schema))
 	}
 
-	for _, bad := range []hoodie.TableSpec{
-		{Name: "trips"},
-		{Name: "trips", RecordKey: []string{"uuid"}, MergeMode: config.MergeEventTime},
-		{Name: "trips", RecordKey: []string{"nope"}, Schema: schema},
+	for _, tt := range []struct {
+		bad       hoodie.TableSpec
+		schemaBad bool
+	}{
+		{bad: hoodie.TableSpec{Name: "trips"}},
+		{bad: hoodie.TableSpec{Name: "trips", RecordKey: []string{"uuid"}, MergeMode: config.MergeEventTime}},
+		{bad: hoodie.TableSpec{Name: "trips", RecordKey: []string{"nope"}, Schema: schema}, schemaBad: true},
 	} {
+		bad := tt.bad
 		dir := t.TempDir()
-		if _, err := hoodie.Create(ctx, dir, bad); err == nil {
-			t.Errorf("Create(%+v) succeeded", bad)
+		_, err := hoodie.Create(ctx, dir, bad)
+		var ce *hoodie.CreateError
+		var se *hoodie.SpecError
+		if !errors.As(err, &ce) || ce.Path != dir || !errors.As(err, &se) || se.Schema != tt.schemaBad {
+			t.Errorf("Create(%+v) = %v, want a *CreateError at %s holding a *SpecError with Schema %v", bad, err, dir, tt.schemaBad)
+		}
+		if check := bad.Check(); check == nil || !errors.As(check, &se) || check.Error() != ce.Err.Error() {
+			t.Errorf("Check(%+v) = %v, want the *SpecError Create gave: %v", bad, check, err)
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 			t.Errorf("Create(%+v) failed and left %d files", bad, len(entries))
 		}
+	}
+
+	// A table that is there already is no fault of the spec.
+	_, err = hoodie.Create(ctx, tbl.Path(), spec)
+	var ce *hoodie.CreateError
+	var se *hoodie.SpecError
+	if !errors.As(err, &ce) || errors.As(err, &se) || !errors.Is(err, config.ErrTableExists) {
+		t.Errorf("Create over a table = %v, want a *CreateError for config.ErrTableExists, no *SpecError", err)
 	}
 }
 
