@@ -101,7 +101,7 @@ type TableSpec struct {
 	PartitionBy []string
 	// HiveStyle names partition folders "col=value" instead of "value".
 	HiveStyle bool
-	// MergeMode is storage.MergeEventTime or storage.MergeCommitTime; ""
+	// MergeMode is config.MergeEventTime or config.MergeCommitTime; ""
 	// means event time with a Precombine column, commit time without.
 	MergeMode config.MergeMode
 	// Schema, if not nil, is the table's schema (hoodie.table.create.schema),

@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 V8_REFUSED = (
     "hoodiectl refuses table version 8 outright: 'hoodie.table.version 8 is not supported: Hoodie "
-    "reads and writes table version 6' (storage.TableConfig.Validate); reading timeline layout 2 "
+    "reads and writes table version 6' (config.Table.Validate); reading timeline layout 2 "
     "(<requested>_<completed>.commit file names, Avro commit metadata, the LSM archived timeline) is "
     "not implemented")
 

@@ -137,9 +137,9 @@ func (v *Vector) Bytes(i int) []byte {
 	return v.data[v.offs[i]:v.offs[i+1]:v.offs[i+1]]
 }
 
-// Value returns value i in the value model (see storage/value.go): nil for
+// Value returns value i in the value model (see storage/basefile/value.go): nil for
 // null, a string for string types, a fresh []byte for bytes and fixed, a
-// storage.Date, a time.Time in UTC, a storage.Decimal, and []any or
+// basefile.Date, a time.Time in UTC, a basefile.Decimal, and []any or
 // map[string]any for records, arrays and maps.
 func (v *Vector) Value(i int) any {
 	if v.IsNull(i) {

@@ -128,7 +128,7 @@ func BenchmarkScanFareRange(b *testing.B) {
 }
 
 // BenchmarkBaseFileRows is the baseline the scan is measured against:
-// the latest snapshot read row by row with storage.BaseFile.Rows, which
+// the latest snapshot read row by row with basefile.File.Rows, which
 // assembles parquet.Rows and decodes every value to the value model.
 func BenchmarkBaseFileRows(b *testing.B) {
 	tt := loadBenchTable(b)

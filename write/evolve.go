@@ -455,7 +455,7 @@ func widenNumber(v any, to basefile.Kind, round bool) (any, error) {
 }
 
 // exactInFloat reports whether the whole number n converts to a value of
-// the floating-point kind (storage.KindFloat or storage.KindDouble) and
+// the floating-point kind (basefile.KindFloat or basefile.KindDouble) and
 // back unchanged. Every number within ±2^24 (float) or ±2^53 (double)
 // does; beyond, only some.
 func exactInFloat(n int64, kind basefile.Kind) bool {

@@ -9,7 +9,7 @@ import (
 // Input is a batch of records to write: rows under the input's own schema,
 // which may differ from the table's (new nullable columns, narrower numeric
 // types, columns left out). Values follow the storage value model exactly
-// (see storage/value.go): a long column holds int64, a record column []any...
+// (see storage/basefile/value.go): a long column holds int64, a record column []any...
 type Input struct {
 	// Name names the input in errors: a file name, or "standard input".
 	Name string

@@ -103,7 +103,7 @@ const (
 	KeyHeartbeatInterval = "hoodie.client.heartbeat.interval_in_ms"
 	KeyHeartbeatMisses   = "hoodie.client.heartbeat.tolerable.misses"
 	// KeyStringEncoding is Hoodie's own: the encoding of string and bytes
-	// columns (storage.BaseFileOptions.StringEncoding). Hudi ignores it.
+	// columns (basefile.Options.StringEncoding). Hudi ignores it.
 	KeyStringEncoding = "hoodie.parquet.string.encoding"
 	// KeyLockWaitTime is how long a write waits for the table's writer
 	// lock (Settings.LockTimeout).

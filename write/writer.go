@@ -68,7 +68,7 @@ func (o Operation) hudi() timeline.Operation {
 }
 
 // IsDeletedColumn is the column whose true value makes an upsert delete the
-// record's key (storage.IsDeletedField).
+// record's key (basefile.IsDeletedField).
 const IsDeletedColumn = basefile.IsDeletedField
 
 // PendingCommit is what the pre-commit hook sees: the write's new files,

@@ -1,7 +1,7 @@
 package sqlengine
 
 // The values of a query result, as Rows.Values returns them. They follow
-// storage's value model where it has a counterpart, and describe themselves
+// basefile's value model where it has a counterpart, and describe themselves
 // otherwise, so that a value can be printed without its column's type:
 //
 //	DuckDB type                                 Go value
@@ -12,14 +12,14 @@ package sqlengine
 //	HUGEINT, UHUGEINT, BIGNUM                   *big.Int
 //	FLOAT                                       float32
 //	DOUBLE                                      float64
-//	DECIMAL(p,s)                                storage.Decimal, with scale s
+//	DECIMAL(p,s)                                basefile.Decimal, with scale s
 //	VARCHAR, ENUM, BIT                          string
 //	UUID                                        string, "xxxxxxxx-xxxx-..."
 //	TIME, TIME WITH TIME ZONE                   string, "15:04:05.999999[-07:00]"
 //	INTERVAL                                    string, ISO 8601 ("P1M2DT3.5S")
 //	JSON                                        json.RawMessage
 //	BLOB, GEOMETRY                              []byte
-//	DATE                                        storage.Date
+//	DATE                                        basefile.Date
 //	TIMESTAMP (any precision, with time zone)   time.Time in UTC
 //	LIST, ARRAY                                 []any
 //	STRUCT                                      Struct

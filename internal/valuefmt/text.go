@@ -95,7 +95,7 @@ func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // FormatTimestamp returns ts in RFC 3339, in UTC: without a fraction when
 // ts is a whole second, otherwise with all the (truncated) digits of unit,
-// the column's logical type: 3 for storage.LogicalTimestampMillis, 6 for
+// the column's logical type: 3 for basefile.LogicalTimestampMillis, 6 for
 // any other ("2023-04-01T17:01:00Z", "2023-04-01T17:01:00.120000Z").
 func FormatTimestamp(ts time.Time, unit basefile.Logical) string {
 	ts = ts.UTC()

@@ -7,7 +7,7 @@ import (
 	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
-// appendRecord appends row, values of fields in storage's value model, as
+// appendRecord appends row, values of fields in basefile's value model, as
 // a JSON object whose values are as `hoodiectl read --format jsonl` prints
 // them (see valuefmt).
 func appendRecord(dst []byte, fields []basefile.Field, row []any) ([]byte, error) {
