@@ -27,7 +27,7 @@ func TestBaseFileName(t *testing.T) {
 	}
 	want := Name{FileID: "a079bdb3-731c-4894-b855-abfcd6921007-0", WriteToken: "0-182-253", InstantTime: "20240418173550988"}
 	if n != want {
-		t.Errorf("ParseBaseFileName = %+v, want %+v", n, want)
+		t.Errorf("ParseName = %+v, want %+v", n, want)
 	}
 	if n.String() != name {
 		t.Errorf("String() = %s", n)
@@ -49,7 +49,7 @@ func TestBaseFileName(t *testing.T) {
 	for _, tt := range bad {
 		_, err := ParseName(tt.name)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), tt.name) {
-			t.Errorf("ParseBaseFileName(%q) error %v, want one naming the file and containing %q", tt.name, err, tt.want)
+			t.Errorf("ParseName(%q) error %v, want one naming the file and containing %q", tt.name, err, tt.want)
 		}
 	}
 }
@@ -67,7 +67,7 @@ func FuzzParseBaseFileName(f *testing.F) {
 			return // parsed by its last element
 		}
 		if n.String() != name {
-			t.Fatalf("ParseBaseFileName(%q).String() = %q", name, n)
+			t.Fatalf("ParseName(%q).String() = %q", name, n)
 		}
 	})
 }
@@ -79,7 +79,7 @@ func TestNewFileID(t *testing.T) {
 	}
 	n := Name{FileID: a, WriteToken: "0-1-2", InstantTime: "20240101000000000"}
 	if back, err := ParseName(n.String()); err != nil || back != n {
-		t.Errorf("ParseBaseFileName(%s) = %+v, %v", n, back, err)
+		t.Errorf("ParseName(%s) = %+v, %v", n, back, err)
 	}
 }
 
@@ -517,7 +517,7 @@ func TestOpenBaseFileSchemaMismatch(t *testing.T) {
 	f.Close()
 	_, err = Open(t.Context(), fsys, "odd.parquet")
 	if err == nil || !strings.Contains(err.Error(), "odd.parquet") || !strings.Contains(err.Error(), `field "a"`) {
-		t.Errorf("OpenBaseFile error %v", err)
+		t.Errorf("Open error %v", err)
 	}
 }
 

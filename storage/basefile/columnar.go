@@ -393,8 +393,8 @@ func (f *columnarFile) appendMeta(meta *NewRecordMeta, firstSeqNo int64, keys []
 }
 
 // errNewRecordsOnly is the error of writing anything but new records to a
-// writer made with BaseFileOptions.NewRecordsOnly.
-var errNewRecordsOnly = errors.New("the writer takes new records only (BaseFileOptions.NewRecordsOnly): use WriteNew")
+// writer made with Options.NewRecordsOnly.
+var errNewRecordsOnly = errors.New("the writer takes new records only (Options.NewRecordsOnly): use WriteNew")
 
 // pageScratch is the memory a page is encoded in, reused page after page.
 type pageScratch struct {

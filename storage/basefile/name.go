@@ -27,10 +27,10 @@ const (
 	FooterBloomFilterType = "hoodie_bloom_filter_type_code"
 )
 
-// BaseFileExtension ends the name of every Parquet base file.
+// Extension ends the name of every Parquet base file.
 const Extension = ".parquet"
 
-// BaseFileName is the name of a base file:
+// Name is the name of a base file:
 // <fileId>_<writeToken>_<instantTime>.parquet, for example
 // a079bdb3-731c-4894-b855-abfcd6921007-0_0-182-253_20240418173550988.parquet.
 type Name struct {
@@ -48,17 +48,17 @@ func (n Name) String() string {
 	return n.FileID + "_" + n.WriteToken + "_" + n.InstantTime + Extension
 }
 
-// ParseBaseFileName parses the name of a base file; a path is parsed by its
+// ParseName parses the name of a base file; a path is parsed by its
 // last element.
 func ParseName(name string) (Name, error) {
-	n, err := parseBaseFileName(path.Base(name))
+	n, err := parseName(path.Base(name))
 	if err != nil {
 		return Name{}, fmt.Errorf("storage: base file name %q: %w", name, err)
 	}
 	return n, nil
 }
 
-func parseBaseFileName(name string) (Name, error) {
+func parseName(name string) (Name, error) {
 	stem, ok := strings.CutSuffix(name, Extension)
 	if !ok {
 		return Name{}, fmt.Errorf("does not end in %s", Extension)

@@ -61,7 +61,7 @@ type newColumns struct {
 // of the data fields (the schema without meta fields, in the value model)
 // and keys[i] the record key of record i, which gets the meta fields of
 // meta and the sequence number firstSeqNo+i. A writer without meta fields
-// (BaseFileOptions.NoMetaFields) writes the rows as they are and ignores
+// (Options.NoMetaFields) writes the rows as they are and ignores
 // meta; keys may then be nil, and name the records in errors if not.
 //
 // It does what WriteRow does for each record, at a fraction of the cost:

@@ -11,7 +11,7 @@ import (
 	"github.com/hoodie-dev/hoodie/storage"
 )
 
-// BaseFile is an open Parquet base file.
+// File is an open Parquet base file.
 type File struct {
 	path   string
 	file   storage.File
@@ -20,7 +20,7 @@ type File struct {
 	plan   *rowPlan
 }
 
-// OpenBaseFile opens the base file path on fsys and reads its footer. The
+// Open opens the base file path on fsys and reads its footer. The
 // schema comes from the parquet.avro.schema footer when there is one, and
 // is derived from the Parquet schema otherwise. Close the file when done.
 func Open(ctx context.Context, fsys storage.FS, path string) (*File, error) {
@@ -28,14 +28,14 @@ func Open(ctx context.Context, fsys storage.FS, path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: open base file %q: %w", path, err)
 	}
-	bf, err := openBaseFile(f, path)
+	bf, err := openFile(f, path)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("storage: open base file %q: %w", path, err), f.Close())
 	}
 	return bf, nil
 }
 
-func openBaseFile(f storage.File, path string) (*File, error) {
+func openFile(f storage.File, path string) (*File, error) {
 	var pf *parquet.File
 	err := catchPanic(func() error {
 		var err error
@@ -150,10 +150,10 @@ func (f *File) Close() error {
 	return nil
 }
 
-// rowBatch is how many rows BaseFileRows.Next reads at once.
+// rowBatch is how many rows Rows.Next reads at once.
 const rowBatch = 256
 
-// BaseFileRows reads the rows of a base file, as parquet.Row (ReadRows) or
+// Rows reads the rows of a base file, as parquet.Row (ReadRows) or
 // as values (Next), one row group after the other. Close it when done.
 type Rows struct {
 	ctx    context.Context

@@ -98,7 +98,7 @@ const (
 	MergeCommitTime MergeMode = "commit-time"
 )
 
-// TableConfig is the typed content of hoodie.properties. Keys Hoodie does
+// Table is the typed content of hoodie.properties. Keys Hoodie does
 // not interpret are kept in Extra and written back unchanged.
 type Table struct {
 	Name                  string
@@ -127,7 +127,7 @@ type Table struct {
 	Extra *Properties
 }
 
-// NewTableConfig returns the configuration of a new copy-on-write table,
+// NewTable returns the configuration of a new copy-on-write table,
 // choosing Hudi's key generator from the key and partition fields. Its
 // instant times are in UTC (TimelineUTC), so that every writer, Spark on any
 // machine included, makes them in the same zone.
@@ -302,7 +302,7 @@ func (c *Table) Marshal(now time.Time) []byte {
 	return c.Properties().Marshal("Properties saved on " + now.UTC().Format("2006-01-02T15:04:05.000Z"))
 }
 
-// ConfigError reports a hoodie.properties file that cannot be used.
+// Error reports a hoodie.properties file that cannot be used.
 type Error struct {
 	// File is the table-relative path of the file.
 	File string
@@ -318,7 +318,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // name.
 var ErrChecksum = errors.New("checksum mismatch")
 
-// ParseTableConfig reads hoodie.properties content, verifying the checksum and
+// ParseTable reads hoodie.properties content, verifying the checksum and
 // the rules of Validate.
 func ParseTable(data []byte) (*Table, error) {
 	props, err := ParseProperties(data)
@@ -452,7 +452,7 @@ type enclosingTabler interface {
 	EnclosingTable(ctx context.Context) (string, error)
 }
 
-// LoadTableConfig reads the table's hoodie.properties. When it is missing or
+// Load reads the table's hoodie.properties. When it is missing or
 // unusable but a valid hoodie.properties.backup exists (a writer died while
 // updating the file, as Hudi's protocol allows), the backup is used.
 func Load(ctx context.Context, fsys storage.FS) (*Table, error) {
@@ -541,7 +541,7 @@ func CreateTable(ctx context.Context, fsys storage.FS, cfg *Table, now time.Time
 	return nil
 }
 
-// UpdateTableConfig replaces hoodie.properties with cfg following Hudi's
+// Update replaces hoodie.properties with cfg following Hudi's
 // protocol, so that Hudi's readers and ours always find a valid file: the
 // current content is first saved to hoodie.properties.backup, then the file
 // is replaced atomically, then the backup is removed. A reader that finds

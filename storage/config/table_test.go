@@ -413,7 +413,7 @@ func TestCreateTableTimelineZone(t *testing.T) {
 		zone config.TimelineTimezone
 		want string
 	}{
-		{"NewTableConfig's zone", config.TimelineUTC, "UTC"},
+		{"NewTable's zone", config.TimelineUTC, "UTC"},
 		{"zone left unset", "", "UTC"},
 		{"explicit LOCAL", config.TimelineLocal, "LOCAL"},
 	}
