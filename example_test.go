@@ -9,6 +9,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -32,7 +33,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	schema, err := storage.ParseSchema([]byte(`{"type": "record", "name": "trip", "fields": [
+	schema, err := basefile.ParseSchema([]byte(`{"type": "record", "name": "trip", "fields": [
 		{"name": "uuid", "type": "string"}, {"name": "ts", "type": "long"},
 		{"name": "fare", "type": "double"}, {"name": "city", "type": "string"}]}`))
 	if err != nil {
@@ -99,7 +100,7 @@ const tripAvro = `{"type": "record", "name": "trip", "fields": [
 // upsert upserts rows of uuid, ts, fare and city into t, and returns the
 // commit's instant.
 func upsert(ctx context.Context, t *hoodie.Table, rows [][]any) string {
-	schema, err := storage.ParseSchema([]byte(tripAvro))
+	schema, err := basefile.ParseSchema([]byte(tripAvro))
 	if err != nil {
 		log.Fatal(err)
 	}

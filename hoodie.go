@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 	"github.com/hoodie-dev/hoodie/write"
 )
@@ -99,52 +104,104 @@ type TableSpec struct {
 	PartitionBy []string
 	// HiveStyle names partition folders "col=value" instead of "value".
 	HiveStyle bool
-	// MergeMode is storage.MergeEventTime or storage.MergeCommitTime; ""
+	// MergeMode is config.MergeEventTime or config.MergeCommitTime; ""
 	// means event time with a Precombine column, commit time without.
-	MergeMode storage.MergeMode
+	MergeMode config.MergeMode
 	// Schema, if not nil, is the table's schema (hoodie.table.create.schema),
 	// whose types the writes then follow. Nil lets the first write infer it.
-	Schema *storage.Schema
+	Schema *basefile.Schema
 	// NoMetaFields writes base files without Hudi's five meta columns
 	// (hoodie.populate.meta.fields=false).
 	NoMetaFields bool
+	// TimestampKeyGen, if not empty, gives the table Hudi's timestamp-based
+	// key generator with these hoodie.keygen.timebased.* settings (see
+	// write.TimestampKeys), kept in hoodie.properties. It takes one record
+	// key column and one partition column.
+	TimestampKeyGen map[string]string
 }
 
-// config is the table configuration spec describes.
-func (spec TableSpec) config() (*storage.TableConfig, error) {
-	cfg, err := storage.NewTableConfig(spec.Name, spec.RecordKey, spec.Precombine, spec.PartitionBy, spec.HiveStyle, spec.MergeMode)
+// SpecError is the error of Check and Create for a TableSpec that
+// describes no valid table. Create makes nothing then.
+type SpecError struct {
+	// Schema reports that Schema is at fault: it does not fit the table's
+	// columns. Otherwise the names and columns are (a missing name or
+	// record key, a column named twice...).
+	Schema bool
+	// Err says what is wrong.
+	Err error
+}
+
+func (e *SpecError) Error() string { return e.Err.Error() }
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// CreateError is Create's error: why it made no table at Path. Its Err is
+// a *SpecError for a bad TableSpec; otherwise laying the table out failed:
+// a table is there or encloses Path (config.ErrTableExists,
+// config.ErrInsideTable), or an I/O error.
+type CreateError struct {
+	Path string
+	Err  error
+}
+
+func (e *CreateError) Error() string { return "create table at " + e.Path + ": " + e.Err.Error() }
+func (e *CreateError) Unwrap() error { return e.Err }
+
+// Check reports whether spec describes a valid table, as Create checks it
+// before it makes anything; its error is a *SpecError.
+func (spec TableSpec) Check() error {
+	_, err := spec.config()
+	return err
+}
+
+// config is the table configuration spec describes; its error is a
+// *SpecError.
+func (spec TableSpec) config() (*config.Table, error) {
+	cfg, err := config.NewTable(spec.Name, spec.RecordKey, spec.Precombine, spec.PartitionBy, spec.HiveStyle, spec.MergeMode)
 	if err != nil {
-		return nil, err
+		return nil, &SpecError{Err: err}
 	}
 	cfg.PopulateMetaFields = !spec.NoMetaFields
 	if spec.Schema != nil {
 		schema := spec.Schema.WithoutMetaFields()
 		if err := write.CheckTableSchema(cfg, schema); err != nil {
-			return nil, err
+			return nil, &SpecError{Schema: true, Err: err}
 		}
 		data, err := schema.MarshalJSON()
 		if err != nil {
-			return nil, err
+			return nil, &SpecError{Schema: true, Err: err}
 		}
 		cfg.CreateSchema = string(data)
+	}
+	if len(spec.TimestampKeyGen) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(spec.TimestampKeyGen)) {
+			if !slices.Contains(write.TimestampKeys, k) {
+				return nil, &SpecError{Err: fmt.Errorf("%s is not a setting of the timestamp-based key generator (its settings: %s)", k, strings.Join(write.TimestampKeys, ", "))}
+			}
+			cfg.Extra.Set(k, spec.TimestampKeyGen[k])
+		}
+		cfg.KeyGeneratorClass = config.TimestampBasedKeyGenerator
+		if err := write.CheckTimestampTable(cfg); err != nil {
+			return nil, &SpecError{Err: err}
+		}
 	}
 	return cfg, nil
 }
 
 // Create creates an empty table at path as spec describes. It fails, and
-// creates nothing, if a table exists there or spec is not a valid table.
-// The table's instant times are in UTC (hoodie.table.timeline.timezone).
+// creates nothing, if a table exists there or spec is not a valid table;
+// its error is then a *CreateError. The table's instant times are in UTC
+// (hoodie.table.timeline.timezone).
 func Create(ctx context.Context, path string, spec TableSpec, opts ...Option) (*Table, error) {
 	cfg, err := spec.config()
 	if err != nil {
-		return nil, fmt.Errorf("create table at %s: %w", path, err)
+		return nil, &CreateError{Path: path, Err: err}
 	}
 	t, err := newTable(path, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := storage.CreateTable(ctx, t.fsys, cfg, time.Now()); err != nil {
-		return nil, fmt.Errorf("create table at %s: %w", path, err)
+	if err := config.CreateTable(ctx, t.fsys, cfg, time.Now()); err != nil {
+		return nil, &CreateError{Path: path, Err: err}
 	}
 	return t, nil
 }
@@ -154,8 +211,8 @@ func Create(ctx context.Context, path string, spec TableSpec, opts ...Option) (*
 func (t *Table) Path() string { return t.path }
 
 // Config reads hoodie.properties.
-func (t *Table) Config(ctx context.Context) (*storage.TableConfig, error) {
-	cfg, err := storage.LoadTableConfig(ctx, t.fsys)
+func (t *Table) Config(ctx context.Context) (*config.Table, error) {
+	cfg, err := config.Load(ctx, t.fsys)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.path, err)
 	}
@@ -185,7 +242,7 @@ func (t *Table) Instants(ctx context.Context) ([]timeline.Instant, error) {
 
 // Schema is the table's current schema without meta fields, or nil for a
 // table nothing was written to yet.
-func (t *Table) Schema(ctx context.Context) (*storage.Schema, error) {
+func (t *Table) Schema(ctx context.Context) (*basefile.Schema, error) {
 	cfg, tl, err := t.state(ctx)
 	if err != nil {
 		return nil, err
@@ -194,7 +251,7 @@ func (t *Table) Schema(ctx context.Context) (*storage.Schema, error) {
 }
 
 // state reads hoodie.properties and loads the active timeline.
-func (t *Table) state(ctx context.Context) (*storage.TableConfig, *timeline.Timeline, error) {
+func (t *Table) state(ctx context.Context) (*config.Table, *timeline.Timeline, error) {
 	cfg, err := t.Config(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -13,6 +13,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -99,7 +101,7 @@ func TestNonLocalFSNeedsIndexDir(t *testing.T) {
 	if _, err := hoodie.Create(ctx, "mem:trips", triptable.Spec(), hoodie.WithFS(mem)); err == nil || !strings.Contains(err.Error(), "WithIndexDir") {
 		t.Fatalf("Create without WithIndexDir: %v, want it refused", err)
 	}
-	if _, err := storage.LoadTableConfig(ctx, mem); err == nil {
+	if _, err := config.Load(ctx, mem); err == nil {
 		t.Error("the refused Create created a table")
 	}
 	if _, err := hoodie.Create(ctx, "mem:trips", triptable.Spec(), hoodie.WithFS(mem), hoodie.WithIndexDir(t.TempDir())); err != nil {
@@ -120,7 +122,7 @@ func TestCreateFromSpec(t *testing.T) {
 		RecordKey:    []string{trips.ColUUID, trips.ColRider},
 		PartitionBy:  []string{trips.ColPartitionPath},
 		HiveStyle:    true,
-		MergeMode:    storage.MergeCommitTime,
+		MergeMode:    config.MergeCommitTime,
 		Schema:       schema,
 		NoMetaFields: true,
 	}
@@ -134,7 +136,7 @@ func TestCreateFromSpec(t *testing.T) {
 	}
 	if cfg.Name != "rides" || !slices.Equal(cfg.RecordKeyFields, spec.RecordKey) || cfg.PrecombineField != "" ||
 		!slices.Equal(cfg.PartitionFields, spec.PartitionBy) || !cfg.HiveStylePartitioning ||
-		cfg.MergeMode() != storage.MergeCommitTime || cfg.PopulateMetaFields || cfg.KeyGeneratorClass != storage.ComplexKeyGenerator {
+		cfg.MergeMode() != config.MergeCommitTime || cfg.PopulateMetaFields || cfg.KeyGeneratorClass != config.ComplexKeyGenerator {
 		t.Errorf("hoodie.properties says %+v for %+v", cfg, spec)
 	}
 	got, err := tbl.Schema(ctx)
@@ -145,23 +147,41 @@ func TestCreateFromSpec(t *testing.T) {
 		t.Errorf("the table's schema has columns %v, want %v", names, fieldNames(schema))
 	}
 
-	for _, bad := range []hoodie.TableSpec{
-		{Name: "trips"},
-		{Name: "trips", RecordKey: []string{"uuid"}, MergeMode: storage.MergeEventTime},
-		{Name: "trips", RecordKey: []string{"nope"}, Schema: schema},
+	for _, tt := range []struct {
+		bad       hoodie.TableSpec
+		schemaBad bool
+	}{
+		{bad: hoodie.TableSpec{Name: "trips"}},
+		{bad: hoodie.TableSpec{Name: "trips", RecordKey: []string{"uuid"}, MergeMode: config.MergeEventTime}},
+		{bad: hoodie.TableSpec{Name: "trips", RecordKey: []string{"nope"}, Schema: schema}, schemaBad: true},
 	} {
+		bad := tt.bad
 		dir := t.TempDir()
-		if _, err := hoodie.Create(ctx, dir, bad); err == nil {
-			t.Errorf("Create(%+v) succeeded", bad)
+		_, err := hoodie.Create(ctx, dir, bad)
+		var ce *hoodie.CreateError
+		var se *hoodie.SpecError
+		if !errors.As(err, &ce) || ce.Path != dir || !errors.As(err, &se) || se.Schema != tt.schemaBad {
+			t.Errorf("Create(%+v) = %v, want a *CreateError at %s holding a *SpecError with Schema %v", bad, err, dir, tt.schemaBad)
+		}
+		if check := bad.Check(); check == nil || !errors.As(check, &se) || check.Error() != ce.Err.Error() {
+			t.Errorf("Check(%+v) = %v, want the *SpecError Create gave: %v", bad, check, err)
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 			t.Errorf("Create(%+v) failed and left %d files", bad, len(entries))
 		}
 	}
+
+	// A table that is there already is no fault of the spec.
+	_, err = hoodie.Create(ctx, tbl.Path(), spec)
+	var ce *hoodie.CreateError
+	var se *hoodie.SpecError
+	if !errors.As(err, &ce) || errors.As(err, &se) || !errors.Is(err, config.ErrTableExists) {
+		t.Errorf("Create over a table = %v, want a *CreateError for config.ErrTableExists, no *SpecError", err)
+	}
 }
 
 // fieldNames returns the names of the fields of s.
-func fieldNames(s *storage.Schema) []string {
+func fieldNames(s *basefile.Schema) []string {
 	var names []string
 	for _, f := range s.Fields {
 		names = append(names, f.Name)

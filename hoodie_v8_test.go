@@ -16,6 +16,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/hudi1test"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -32,7 +34,7 @@ func v8Table(t *testing.T) (table *hoodie.Table, dir string, r []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := storage.ParseSchema([]byte(`{"type": "record", "name": "hudi1_record", "fields": [
+	schema, err := basefile.ParseSchema([]byte(`{"type": "record", "name": "hudi1_record", "fields": [
 		{"name": "id", "type": "long"}, {"name": "ts", "type": "long"},
 		{"name": "name", "type": "string"}, {"name": "part", "type": "string"}]}`))
 	if err != nil {
@@ -83,7 +85,7 @@ const lastCompletion = "20991231235959999"
 // "id@commit time:name", sorted.
 func v8Rows(t *testing.T, table *hoodie.Table, opts hoodie.ScanOptions) []string {
 	t.Helper()
-	opts.Columns = []string{"id", storage.MetaCommitTime, "name"}
+	opts.Columns = []string{"id", basefile.MetaCommitTime, "name"}
 	scan, err := table.Scan(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("scan %+v: %v", opts, err)
@@ -179,13 +181,13 @@ func TestWriteVersion8Refused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = table.Write(ctx, write.OpUpsert, &write.Input{Name: "rows", Schema: schema, Rows: [][]any{{int64(1), int64(9), "x", "p1"}}}, hoodie.WriteOptions{})
-	if !errors.Is(err, write.ErrRefused) || !errors.Is(err, storage.ErrVersionReadOnly) {
+	if !errors.Is(err, write.ErrRefused) || !errors.Is(err, config.ErrVersionReadOnly) {
 		t.Errorf("write: %v, want a refusal for the table version", err)
 	}
-	if err := table.RebuildIndex(ctx); !errors.Is(err, storage.ErrVersionReadOnly) {
+	if err := table.RebuildIndex(ctx); !errors.Is(err, config.ErrVersionReadOnly) {
 		t.Errorf("rebuild the index: %v, want a refusal for the table version", err)
 	}
-	if _, err := table.VerifyIndex(ctx); !errors.Is(err, storage.ErrVersionReadOnly) {
+	if _, err := table.VerifyIndex(ctx); !errors.Is(err, config.ErrVersionReadOnly) {
 		t.Errorf("verify the index: %v, want a refusal for the table version", err)
 	}
 	if after := treeOf(t, dir); !slices.Equal(after, before) {

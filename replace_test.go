@@ -11,6 +11,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -77,10 +78,10 @@ func TestReplaceOperationsThroughTheFacade(t *testing.T) {
 	}
 	check("insert-overwrite")
 
-	if _, err := tbl.DeletePartitions(ctx, opts, storage.EscapePartitionValue(parts[1]), "no/such"); !errors.Is(err, write.ErrRefused) {
+	if _, err := tbl.DeletePartitions(ctx, opts, config.EscapePartitionValue(parts[1]), "no/such"); !errors.Is(err, write.ErrRefused) {
 		t.Fatalf("delete of a partition the table does not hold: %v, want it refused", err)
 	}
-	if _, err := tbl.DeletePartitions(ctx, opts, storage.EscapePartitionValue(parts[1])); err != nil {
+	if _, err := tbl.DeletePartitions(ctx, opts, config.EscapePartitionValue(parts[1])); err != nil {
 		t.Fatal(err)
 	}
 	for k, p := range live {

@@ -10,6 +10,7 @@ import (
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // ScanOptions choose the records a scan returns. The zero value scans
@@ -69,7 +70,7 @@ func (t *Table) Scan(ctx context.Context, opts ScanOptions) (*Scan, error) {
 
 // Schema is the schema of the records returned: the columns asked for, in
 // order.
-func (s *Scan) Schema() *storage.Schema { return s.scan.Schema() }
+func (s *Scan) Schema() *basefile.Schema { return s.scan.Schema() }
 
 // Stats counts what the scan has read and what its filter let it skip.
 func (s *Scan) Stats() read.Stats { return s.scan.Stats() }

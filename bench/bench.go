@@ -25,7 +25,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/internal/triptable"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -188,7 +188,7 @@ func (r *runner) run(dir string) error {
 	}
 	r.folders = map[string]string{}
 	for _, p := range trips.Partitions() {
-		r.folders[p] = storage.PartitionPath(cfg.PartitionFields, []string{p}, cfg.HiveStylePartitioning, cfg.URLEncodePartitioning)
+		r.folders[p] = config.PartitionPath(cfg.PartitionFields, []string{p}, cfg.HiveStylePartitioning, cfg.URLEncodePartitioning)
 	}
 
 	in := input(d.Base)

@@ -11,6 +11,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -64,7 +65,7 @@ func snapshotRows(ctx context.Context, t *hoodie.Table) (int64, int, error) {
 	}
 	var n int64
 	for _, s := range latest {
-		f, err := storage.OpenBaseFile(ctx, fsys, s.Path)
+		f, err := basefile.Open(ctx, fsys, s.Path)
 		if err != nil {
 			return 0, 0, err
 		}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // repr is how a Vector holds its values.
@@ -22,36 +22,36 @@ const (
 )
 
 // reprOf returns the representation of values of type t.
-func reprOf(t *storage.Type) repr {
-	if t.Logical == storage.LogicalDecimal {
+func reprOf(t *basefile.Type) repr {
+	if t.Logical == basefile.LogicalDecimal {
 		return reprDecimal
 	}
 	switch t.Kind {
-	case storage.KindBoolean:
+	case basefile.KindBoolean:
 		return reprBool
-	case storage.KindInt:
+	case basefile.KindInt:
 		return reprInt32
-	case storage.KindLong:
+	case basefile.KindLong:
 		return reprInt64
-	case storage.KindFloat:
+	case basefile.KindFloat:
 		return reprFloat32
-	case storage.KindDouble:
+	case basefile.KindDouble:
 		return reprFloat64
-	case storage.KindString, storage.KindEnum, storage.KindBytes, storage.KindFixed:
+	case basefile.KindString, basefile.KindEnum, basefile.KindBytes, basefile.KindFixed:
 		return reprBytes
 	}
 	return reprAny
 }
 
 // isTimestamp reports whether t is a timestamp type.
-func isTimestamp(t *storage.Type) bool {
-	return t.Logical == storage.LogicalTimestampMicros || t.Logical == storage.LogicalTimestampMillis
+func isTimestamp(t *basefile.Type) bool {
+	return t.Logical == basefile.LogicalTimestampMicros || t.Logical == basefile.LogicalTimestampMillis
 }
 
 // isText reports whether values of t are strings in the value model (and
 // []byte otherwise, for a byte-array representation).
-func isText(t *storage.Type) bool {
-	return t.Kind == storage.KindString || t.Kind == storage.KindEnum
+func isText(t *basefile.Type) bool {
+	return t.Kind == basefile.KindString || t.Kind == basefile.KindEnum
 }
 
 // Vector is one column of a Batch: Len values of one type, held in typed
@@ -67,7 +67,7 @@ func isText(t *storage.Type) bool {
 //
 // A Vector belongs to its Batch and is valid until the scan's next call.
 type Vector struct {
-	typ   *storage.Type
+	typ   *basefile.Type
 	repr  repr
 	n     int
 	nulls []bool // nil when no value is null
@@ -78,12 +78,12 @@ type Vector struct {
 	f64   []float64
 	data  []byte
 	offs  []uint32 // n+1 offsets into data for reprBytes
-	decs  []storage.Decimal
+	decs  []basefile.Decimal
 	anys  []any
 }
 
 // newVector returns an empty vector of type t.
-func newVector(t *storage.Type) *Vector {
+func newVector(t *basefile.Type) *Vector {
 	v := &Vector{typ: t, repr: reprOf(t)}
 	v.reset()
 	return v
@@ -104,7 +104,7 @@ func (v *Vector) reset() {
 }
 
 // Type returns the type of the vector's values.
-func (v *Vector) Type() *storage.Type { return v.typ }
+func (v *Vector) Type() *basefile.Type { return v.typ }
 
 // Len returns the number of values.
 func (v *Vector) Len() int { return v.n }
@@ -129,7 +129,7 @@ func (v *Vector) Float32s() []float32 { return v.f32 }
 func (v *Vector) Float64s() []float64 { return v.f64 }
 
 // Decimals returns the values of a decimal vector.
-func (v *Vector) Decimals() []storage.Decimal { return v.decs }
+func (v *Vector) Decimals() []basefile.Decimal { return v.decs }
 
 // Bytes returns value i of a string, enum, uuid, bytes or fixed vector. The
 // slice is shared with the vector: do not modify or keep it.
@@ -137,9 +137,9 @@ func (v *Vector) Bytes(i int) []byte {
 	return v.data[v.offs[i]:v.offs[i+1]:v.offs[i+1]]
 }
 
-// Value returns value i in the value model (see storage/value.go): nil for
+// Value returns value i in the value model (see storage/basefile/value.go): nil for
 // null, a string for string types, a fresh []byte for bytes and fixed, a
-// storage.Date, a time.Time in UTC, a storage.Decimal, and []any or
+// basefile.Date, a time.Time in UTC, a basefile.Decimal, and []any or
 // map[string]any for records, arrays and maps.
 func (v *Vector) Value(i int) any {
 	if v.IsNull(i) {
@@ -149,8 +149,8 @@ func (v *Vector) Value(i int) any {
 	case reprBool:
 		return v.bools[i]
 	case reprInt32:
-		if v.typ.Logical == storage.LogicalDate {
-			return storage.Date(v.i32[i])
+		if v.typ.Logical == basefile.LogicalDate {
+			return basefile.Date(v.i32[i])
 		}
 		return v.i32[i]
 	case reprInt64:
@@ -163,7 +163,7 @@ func (v *Vector) Value(i int) any {
 	case reprFloat64:
 		return v.f64[i]
 	case reprBytes:
-		if isText(v.typ) || v.typ.Logical == storage.LogicalUUID {
+		if isText(v.typ) || v.typ.Logical == basefile.LogicalUUID {
 			return string(v.Bytes(i))
 		}
 		return append([]byte{}, v.Bytes(i)...)
@@ -212,7 +212,7 @@ func (v *Vector) appendNulls(count int) {
 		case reprBytes:
 			v.offs = append(v.offs, uint32(len(v.data)))
 		case reprDecimal:
-			v.decs = append(v.decs, storage.Decimal{})
+			v.decs = append(v.decs, basefile.Decimal{})
 		default:
 			v.anys = append(v.anys, nil)
 		}
@@ -245,7 +245,7 @@ func (v *Vector) appendValue(x any) error {
 		switch x := x.(type) {
 		case int32:
 			v.i32 = append(v.i32, x)
-		case storage.Date:
+		case basefile.Date:
 			v.i32 = append(v.i32, int32(x))
 		default:
 			ok = false
@@ -278,8 +278,8 @@ func (v *Vector) appendValue(x any) error {
 		}
 		v.offs = append(v.offs, uint32(len(v.data)))
 	case reprDecimal:
-		var d storage.Decimal
-		d, ok = x.(storage.Decimal)
+		var d basefile.Decimal
+		d, ok = x.(basefile.Decimal)
 		v.decs = append(v.decs, d)
 	default:
 		v.anys = append(v.anys, x)
@@ -405,7 +405,7 @@ func compact[T any](s []T, sel []int32) []T {
 // Batch is a run of records held column by column, in the columns of the
 // scan's Schema. It is valid until the scan's next call.
 type Batch struct {
-	schema *storage.Schema
+	schema *basefile.Schema
 	cols   []*Vector
 	n      int
 }
@@ -414,7 +414,7 @@ type Batch struct {
 func (b *Batch) Len() int { return b.n }
 
 // Schema returns the schema of the records: one field per column.
-func (b *Batch) Schema() *storage.Schema { return b.schema }
+func (b *Batch) Schema() *basefile.Schema { return b.schema }
 
 // Column returns column i, the values of field i of Schema.
 func (b *Batch) Column(i int) *Vector { return b.cols[i] }
@@ -442,15 +442,15 @@ func (b *Batch) keep(sel []int32) {
 
 // typeName describes a type for messages: "int", "decimal(10,5)",
 // "timestamp-micros", "record structField".
-func typeName(t *storage.Type) string {
+func typeName(t *basefile.Type) string {
 	switch t.Logical {
-	case storage.LogicalDecimal:
+	case basefile.LogicalDecimal:
 		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
-	case storage.LogicalNone:
+	case basefile.LogicalNone:
 	default:
 		return t.Logical.String()
 	}
-	if t.Kind == storage.KindRecord && t.Name != "" {
+	if t.Kind == basefile.KindRecord && t.Name != "" {
 		return "record " + t.Name
 	}
 	return t.Kind.String()

@@ -5,28 +5,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // vectorCases are values of every representation, nulls included.
 var vectorCases = []struct {
-	typ    *storage.Type
+	typ    *basefile.Type
 	values []any
 }{
-	{nullable(storage.KindBoolean), []any{true, nil, false, true}},
-	{nullable(storage.KindInt), []any{int32(1), int32(-2), nil, int32(4)}},
-	{storage.Nullable(storage.DateType()), []any{storage.Date(1), nil, storage.Date(-3), storage.Date(19448)}},
-	{nullable(storage.KindLong), []any{nil, int64(2), int64(3), int64(-4)}},
-	{storage.Nullable(storage.TimestampMicrosType()), []any{time.UnixMicro(-1).UTC(), time.UnixMicro(2).UTC(), nil, time.UnixMicro(4).UTC()}},
-	{nullable(storage.KindFloat), []any{float32(1.5), nil, float32(3), float32(4)}},
-	{nullable(storage.KindDouble), []any{1.5, 2.5, 3.5, nil}},
-	{nullable(storage.KindString), []any{"a", "", nil, "dddd"}},
-	{nullable(storage.KindBytes), []any{[]byte("a"), []byte{}, []byte("ccc"), nil}},
-	{storage.Nullable(storage.DecimalType(5, 2)), []any{storage.NewDecimalInt64(1, 2), nil, storage.NewDecimalInt64(-3, 2), storage.NewDecimalInt64(4, 2)}},
-	{storage.Nullable(storage.ArrayType(storage.Primitive(storage.KindInt))), []any{[]any{int32(1)}, []any{}, nil, []any{int32(4), int32(5)}}},
+	{nullable(basefile.KindBoolean), []any{true, nil, false, true}},
+	{nullable(basefile.KindInt), []any{int32(1), int32(-2), nil, int32(4)}},
+	{basefile.Nullable(basefile.DateType()), []any{basefile.Date(1), nil, basefile.Date(-3), basefile.Date(19448)}},
+	{nullable(basefile.KindLong), []any{nil, int64(2), int64(3), int64(-4)}},
+	{basefile.Nullable(basefile.TimestampMicrosType()), []any{time.UnixMicro(-1).UTC(), time.UnixMicro(2).UTC(), nil, time.UnixMicro(4).UTC()}},
+	{nullable(basefile.KindFloat), []any{float32(1.5), nil, float32(3), float32(4)}},
+	{nullable(basefile.KindDouble), []any{1.5, 2.5, 3.5, nil}},
+	{nullable(basefile.KindString), []any{"a", "", nil, "dddd"}},
+	{nullable(basefile.KindBytes), []any{[]byte("a"), []byte{}, []byte("ccc"), nil}},
+	{basefile.Nullable(basefile.DecimalType(5, 2)), []any{basefile.NewDecimalInt64(1, 2), nil, basefile.NewDecimalInt64(-3, 2), basefile.NewDecimalInt64(4, 2)}},
+	{basefile.Nullable(basefile.ArrayType(basefile.Primitive(basefile.KindInt))), []any{[]any{int32(1)}, []any{}, nil, []any{int32(4), int32(5)}}},
 }
 
-func vectorOf(t *testing.T, typ *storage.Type, values []any) *Vector {
+func vectorOf(t *testing.T, typ *basefile.Type, values []any) *Vector {
 	t.Helper()
 	v := newVector(typ)
 	for _, x := range values {
@@ -77,13 +77,13 @@ func TestVectorKeepAndFill(t *testing.T) {
 
 func TestVectorAppendValueChecksTypes(t *testing.T) {
 	for _, tt := range []struct {
-		typ *storage.Type
+		typ *basefile.Type
 		v   any
 	}{
-		{nullable(storage.KindLong), int32(1)},
-		{nullable(storage.KindString), 5},
-		{nullable(storage.KindBoolean), "true"},
-		{storage.Nullable(storage.DecimalType(5, 2)), 1.5},
+		{nullable(basefile.KindLong), int32(1)},
+		{nullable(basefile.KindString), 5},
+		{nullable(basefile.KindBoolean), "true"},
+		{basefile.Nullable(basefile.DecimalType(5, 2)), 1.5},
 	} {
 		if err := newVector(tt.typ).appendValue(tt.v); err == nil {
 			t.Errorf("%s accepted %T", typeName(tt.typ), tt.v)
@@ -92,8 +92,8 @@ func TestVectorAppendValueChecksTypes(t *testing.T) {
 }
 
 func TestVectorAppendIndexedChecksIndexes(t *testing.T) {
-	dict := vectorOf(t, nullable(storage.KindString), []any{"a", "b"})
-	v := newVector(nullable(storage.KindString))
+	dict := vectorOf(t, nullable(basefile.KindString), []any{"a", "b"})
+	v := newVector(nullable(basefile.KindString))
 	if err := v.appendIndexed(dict, []int32{1, 0, 1}); err != nil {
 		t.Fatal(err)
 	}

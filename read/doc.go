@@ -12,7 +12,7 @@
 // and timeline:
 //
 //	tl, _ := timeline.Load(ctx, fsys)
-//	cfg, _ := storage.LoadTableConfig(ctx, fsys)
+//	cfg, _ := config.Load(ctx, fsys)
 //	scan, err := read.NewScan(ctx, fsys, cfg, tl, read.Options{
 //		AsOf:    "2024-04-18 17:35:51",        // time travel; "" for the latest
 //		Columns: []string{"id", "structField.field2"},
@@ -59,7 +59,7 @@
 // straight from Parquet pages, dictionaries included, without building rows.
 // Records, arrays and maps are assembled from their leaf columns' levels.
 // Vector.Value and Batch.Row give values in the storage value model
-// (storage/value.go). Timestamps of both units are held in microseconds.
+// (storage/basefile/value.go). Timestamps of both units are held in microseconds.
 //
 // # Pruning
 //
@@ -68,7 +68,7 @@
 // Before any row is read, the filter rules out, in turn:
 //
 //   - partitions, from the partition columns' values in partition paths
-//     (storage.ParsePartitionPath; hive-style or not; the default partition
+//     (config.ParsePartitionPath; hive-style or not; the default partition
 //     __HIVE_DEFAULT_PARTITION__ holds nulls, and for string columns also
 //     empty strings). Only tables whose key generator writes the values
 //     themselves (simple, complex, non-partitioned) are pruned this way;

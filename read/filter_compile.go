@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // readCol is a column a scan reads: a top-level field of the table schema,
@@ -17,14 +17,14 @@ import (
 type readCol struct {
 	name string   // the path joined with "."
 	path []string // field names from the top level down
-	typ  *storage.Type
+	typ  *basefile.Type
 	doc  *string
 }
 
 // columnSet is the columns a scan reads, resolved against the table schema
 // (meta fields included).
 type columnSet struct {
-	schema *storage.Schema
+	schema *basefile.Schema
 	cols   []readCol
 }
 
@@ -42,7 +42,7 @@ func (e *UnknownColumnError) Error() string {
 }
 
 // fieldNames lists the names of fields for messages.
-func fieldNames(fields []storage.Field) string {
+func fieldNames(fields []basefile.Field) string {
 	names := make([]string, 0, min(len(fields), maxNamesListed))
 	for _, f := range fields[:min(len(fields), maxNamesListed)] {
 		names = append(names, f.Name)
@@ -76,10 +76,10 @@ func (cs *columnSet) resolve(path []string) (int, error) {
 
 // resolveColumn finds the field at path in schema. A nested field is
 // nullable when any record above it is.
-func resolveColumn(schema *storage.Schema, path []string) (readCol, error) {
+func resolveColumn(schema *basefile.Schema, path []string) (readCol, error) {
 	name := strings.Join(path, ".")
 	fields := schema.Fields
-	var t *storage.Type
+	var t *basefile.Type
 	var doc *string
 	nullable := false
 	for i, p := range path {
@@ -99,14 +99,14 @@ func resolveColumn(schema *storage.Schema, path []string) (readCol, error) {
 		t, doc = fields[j].Type, fields[j].Doc
 		nullable = nullable || t.Nullable
 		if i < len(path)-1 {
-			if t.Kind != storage.KindRecord {
+			if t.Kind != basefile.KindRecord {
 				return readCol{}, &UnknownColumnError{Column: name, Reason: fmt.Sprintf("%q is %s, not a record: only fields of records can be named with '.'", strings.Join(path[:i+1], "."), article(typeName(t)))}
 			}
 			fields = t.Fields
 		}
 	}
 	if nullable && !t.Nullable {
-		t = storage.Nullable(t)
+		t = basefile.Nullable(t)
 	}
 	return readCol{name: name, path: path, typ: t, doc: doc}, nil
 }
@@ -130,7 +130,7 @@ const (
 	domBytes                 // scalar.s, compared bytewise
 )
 
-func domainOf(t *storage.Type) domain {
+func domainOf(t *basefile.Type) domain {
 	switch reprOf(t) {
 	case reprBool, reprInt32, reprInt64:
 		return domInt
@@ -148,7 +148,7 @@ func domainOf(t *storage.Type) domain {
 type scalar struct {
 	i int64
 	f float64
-	d storage.Decimal
+	d basefile.Decimal
 	s string
 }
 
@@ -310,18 +310,18 @@ func bindLiteral(c readCol, dom domain, op cmpOp, lit literal) (scalar, cmpOp, e
 	}
 	var k scalar
 	switch {
-	case t.Kind == storage.KindBoolean:
+	case t.Kind == basefile.KindBoolean:
 		if lit.kind != litBool {
 			return k, op, wrong("TRUE or FALSE")
 		}
 		if lit.b {
 			k.i = 1
 		}
-	case t.Logical == storage.LogicalDate:
+	case t.Logical == basefile.LogicalDate:
 		if lit.kind != litString {
 			return k, op, wrong("a 'YYYY-MM-DD' string")
 		}
-		d, err := storage.ParseDate(lit.text)
+		d, err := basefile.ParseDate(lit.text)
 		if err != nil {
 			return k, op, wrong("a 'YYYY-MM-DD' string")
 		}
@@ -358,7 +358,7 @@ func bindLiteral(c readCol, dom domain, op cmpOp, lit literal) (scalar, cmpOp, e
 		if lit.kind != litNumber {
 			return k, op, wrong("a number")
 		}
-		d, err := storage.ParseDecimal(lit.text)
+		d, err := basefile.ParseDecimal(lit.text)
 		if err != nil {
 			return k, op, wrong("a number")
 		}
@@ -376,7 +376,7 @@ func bindLiteral(c readCol, dom domain, op cmpOp, lit literal) (scalar, cmpOp, e
 // that integer exactly, and clamp -1 or +1 when s lies below or above the
 // int64 range.
 func integerPart(s string) (floor int64, exact bool, clamp int, err error) {
-	d, err := storage.ParseDecimal(s)
+	d, err := basefile.ParseDecimal(s)
 	if err != nil {
 		return 0, false, 0, err
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 func TestParseFilter(t *testing.T) {
@@ -130,14 +130,14 @@ func FuzzParseFilter(f *testing.F) {
 }
 
 // evalSchema is the schema of the batch evalBatch builds.
-func evalSchema() *storage.Schema {
-	return &storage.Schema{Name: "t", Fields: []storage.Field{
-		field("i", nullable(storage.KindInt)),
-		field("s", nullable(storage.KindString)),
-		field("f", nullable(storage.KindDouble)),
-		field("b", nullable(storage.KindBoolean)),
-		field("d", storage.Nullable(storage.DecimalType(6, 2))),
-		field("ts", storage.Nullable(storage.TimestampMillisType())),
+func evalSchema() *basefile.Schema {
+	return &basefile.Schema{Name: "t", Fields: []basefile.Field{
+		field("i", nullable(basefile.KindInt)),
+		field("s", nullable(basefile.KindString)),
+		field("f", nullable(basefile.KindDouble)),
+		field("b", nullable(basefile.KindBoolean)),
+		field("d", basefile.Nullable(basefile.DecimalType(6, 2))),
+		field("ts", basefile.Nullable(basefile.TimestampMillisType())),
 	}}
 }
 
@@ -149,7 +149,7 @@ func evalBatch(t *testing.T, cs *columnSet) *Batch {
 		"s":  {"a", "b", nil},
 		"f":  {math.NaN(), 1.5, nil},
 		"b":  {true, nil, false},
-		"d":  {storage.NewDecimalInt64(150, 2), storage.NewDecimalInt64(-1, 0), nil},
+		"d":  {basefile.NewDecimalInt64(150, 2), basefile.NewDecimalInt64(-1, 0), nil},
 		"ts": {nil, mustTime(t, "2023-04-01T17:01:00.123Z"), mustTime(t, "1969-12-31T23:59:59.999Z")},
 	}
 	b := &Batch{n: 3}
@@ -282,8 +282,8 @@ func TestFilterPossible(t *testing.T) {
 		{"i = 5 OR i = 2", ints(1, 3, false), T | F},
 		{"i = 5 AND i = 2", ints(1, 3, false), F},
 	}
-	schema := &storage.Schema{Name: "t", Fields: []storage.Field{
-		field("i", nullable(storage.KindLong)), field("f", nullable(storage.KindDouble)), field("s", nullable(storage.KindString)),
+	schema := &basefile.Schema{Name: "t", Fields: []basefile.Field{
+		field("i", nullable(basefile.KindLong)), field("f", nullable(basefile.KindDouble)), field("s", nullable(basefile.KindString)),
 	}}
 	for _, tt := range tests {
 		cs := &columnSet{schema: schema}
@@ -329,7 +329,7 @@ func TestIntegerPart(t *testing.T) {
 // TestFieldNamesOfAWideTable checks that an error lists a few of a wide
 // table's columns and counts the others.
 func TestFieldNamesOfAWideTable(t *testing.T) {
-	fields := make([]storage.Field, 40)
+	fields := make([]basefile.Field, 40)
 	for i := range fields {
 		fields[i].Name = fmt.Sprintf("column_%d", i)
 	}

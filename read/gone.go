@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -111,7 +111,7 @@ func (e *expected) apply(f instantFiles) {
 		if !strings.HasSuffix(p, ".parquet") {
 			continue
 		}
-		name, err := storage.ParseBaseFileName(path.Base(p))
+		name, err := basefile.ParseName(path.Base(p))
 		if err != nil {
 			continue
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -109,7 +109,7 @@ func normalizeInstant(what, s string) (string, error) {
 // time is after begin (the snapshot as of the end holds no later record),
 // or with byCompletion, one of commits.
 func (w window) predicate(cs *columnSet) (pred, error) {
-	col, err := cs.resolve([]string{storage.MetaCommitTime})
+	col, err := cs.resolve([]string{basefile.MetaCommitTime})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -93,11 +95,11 @@ type Scan struct {
 	ctx         context.Context
 	fsys        storage.FS
 	view        *View
-	schema      *storage.Schema // of the records returned
-	cols        []readCol       // the columns read: those returned, then the filter's others
-	out         int             // how many of cols are returned
-	filter      pred            // nil: every record
-	filterCols  []bool          // by read column: the filter reads it
+	schema      *basefile.Schema // of the records returned
+	cols        []readCol        // the columns read: those returned, then the filter's others
+	out         int              // how many of cols are returned
+	filter      pred             // nil: every record
+	filterCols  []bool           // by read column: the filter reads it
 	part        partitioning
 	computeMeta bool                 // the table does not populate meta fields
 	keyCols     []bool               // by read column: its values are record keys
@@ -125,7 +127,7 @@ type Scan struct {
 // *FilterError), and prunes the files that partition values or instants
 // rule out. Reading starts with the first NextBatch or Next; ctx bounds the
 // whole scan, the files read in the background included.
-func NewScan(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, tl *timeline.Timeline, opts Options) (*Scan, error) {
+func NewScan(ctx context.Context, fsys storage.FS, cfg *config.Table, tl *timeline.Timeline, opts Options) (*Scan, error) {
 	w, err := newWindow(opts)
 	if err != nil {
 		return nil, err
@@ -154,7 +156,7 @@ func NewScan(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, tl 
 		ctx:         ctx,
 		fsys:        fsys,
 		view:        view,
-		schema:      &storage.Schema{Name: schema.Name, Namespace: schema.Namespace, Doc: schema.Doc},
+		schema:      &basefile.Schema{Name: schema.Name, Namespace: schema.Namespace, Doc: schema.Doc},
 		cols:        cs.cols,
 		out:         out,
 		filter:      filter,
@@ -176,10 +178,10 @@ func NewScan(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, tl 
 	for i, c := range s.cols {
 		// A key column's text is the record key; bytes make base64 keys,
 		// which are not the column's values.
-		s.keyCols[i] = reprOf(c.typ) == reprBytes && (c.name == storage.MetaRecordKey ||
-			c.name == keyField && (isText(c.typ) || c.typ.Logical == storage.LogicalUUID))
+		s.keyCols[i] = reprOf(c.typ) == reprBytes && (c.name == basefile.MetaRecordKey ||
+			c.name == keyField && (isText(c.typ) || c.typ.Logical == basefile.LogicalUUID))
 		if i < out {
-			s.schema.Fields = append(s.schema.Fields, storage.Field{Name: c.name, Type: c.typ, Doc: c.doc})
+			s.schema.Fields = append(s.schema.Fields, basefile.Field{Name: c.name, Type: c.typ, Doc: c.doc})
 		}
 	}
 	if s.located, err = s.locateKeys(ctx, opts.Locator); err != nil {
@@ -203,8 +205,8 @@ func NewScan(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, tl 
 // column, is that column's value (a complex key generator writes
 // "col:value").
 var singleKeyValues = map[string]bool{
-	storage.SimpleKeyGenerator:                      true,
-	storage.NonpartitionedKeyGenerator:              true,
+	config.SimpleKeyGenerator:                       true,
+	config.NonpartitionedKeyGenerator:               true,
 	"org.apache.hudi.keygen.SimpleAvroKeyGenerator": true,
 }
 
@@ -256,7 +258,7 @@ func compileWhere(where string, w window, cs *columnSet) (pred, error) {
 
 // Schema returns the schema of the records: one field per returned column,
 // named as Options.Columns names it.
-func (s *Scan) Schema() *storage.Schema { return s.schema }
+func (s *Scan) Schema() *basefile.Schema { return s.schema }
 
 // View returns the file-system view the scan reads.
 func (s *Scan) View() *View { return s.view }
@@ -357,7 +359,7 @@ func constRange(v *Vector) colRange {
 // openFile opens a file slice and plans its reading; it returns nil when
 // the file's footer rules out every row.
 func (s *Scan) openFile(ctx context.Context, slice FileSlice) (*fileReader, error) {
-	bf, err := storage.OpenBaseFile(ctx, s.fsys, slice.Path)
+	bf, err := basefile.Open(ctx, s.fsys, slice.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -430,7 +432,7 @@ func (s *Scan) plan(f *fileReader) error {
 
 // keyChecker returns a test of whether a record key may be in the file,
 // from the footer's least and greatest keys and bloom filter.
-func keyChecker(bf *storage.BaseFile) func(string) bool {
+func keyChecker(bf *basefile.File) func(string) bool {
 	minKey, maxKey, ok := bf.RecordKeyRange()
 	// The footer orders keys as Java strings (UTF-16); for ASCII that is
 	// byte order.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -128,7 +128,7 @@ func BenchmarkScanFareRange(b *testing.B) {
 }
 
 // BenchmarkBaseFileRows is the baseline the scan is measured against:
-// the latest snapshot read row by row with storage.BaseFile.Rows, which
+// the latest snapshot read row by row with basefile.File.Rows, which
 // assembles parquet.Rows and decodes every value to the value model.
 func BenchmarkBaseFileRows(b *testing.B) {
 	tt := loadBenchTable(b)
@@ -144,7 +144,7 @@ func BenchmarkBaseFileRows(b *testing.B) {
 	for range b.N {
 		n := 0
 		for _, slice := range slices {
-			bf, err := storage.OpenBaseFile(ctx, tt.fsys, slice.Path)
+			bf, err := basefile.Open(ctx, tt.fsys, slice.Path)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -14,7 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go/encoding"
 	"github.com/parquet-go/parquet-go/format"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // leafConv converts the values of one Parquet leaf column, as pages hold
@@ -34,7 +34,7 @@ type leafConv struct {
 
 // newLeafConv checks that values of Parquet type pt can be read as values
 // of Avro type t.
-func newLeafConv(t *storage.Type, pt parquet.Type) (leafConv, error) {
+func newLeafConv(t *basefile.Type, pt parquet.Type) (leafConv, error) {
 	c := leafConv{kind: pt.Kind(), size: pt.Length(), out: reprOf(t), tsMul: 1, tsDiv: 1}
 	var logical format.LogicalTypeValue
 	if lt := pt.LogicalType(); lt != nil {
@@ -60,7 +60,7 @@ func newLeafConv(t *storage.Type, pt parquet.Type) (leafConv, error) {
 		ok = k == parquet.Double || k == parquet.Float || k == parquet.Int32 || k == parquet.Int64
 	case reprBytes:
 		ok = k == parquet.ByteArray || k == parquet.FixedLenByteArray
-		if _, isUUID := logical.(*format.UUIDType); isUUID && k == parquet.FixedLenByteArray && c.size == 16 && !(t.Kind == storage.KindBytes || t.Kind == storage.KindFixed) {
+		if _, isUUID := logical.(*format.UUIDType); isUUID && k == parquet.FixedLenByteArray && c.size == 16 && !(t.Kind == basefile.KindBytes || t.Kind == basefile.KindFixed) {
 			c.uuid = true
 		}
 	case reprDecimal:
@@ -77,8 +77,8 @@ func newLeafConv(t *storage.Type, pt parquet.Type) (leafConv, error) {
 
 // setUnit sets the conversion of a timestamp column to microseconds: the
 // file's unit wins over the reader's.
-func (c *leafConv) setUnit(t *storage.Type, pt parquet.Type, logical format.LogicalTypeValue) {
-	millis := t.Logical == storage.LogicalTimestampMillis
+func (c *leafConv) setUnit(t *basefile.Type, pt parquet.Type, logical format.LogicalTypeValue) {
+	millis := t.Logical == basefile.LogicalTimestampMillis
 	nanos := false
 	if ts, ok := logical.(*format.TimestampType); ok {
 		switch ts.Unit.Value.(type) {
@@ -155,7 +155,7 @@ func (c *leafConv) appendDense(out *Vector, vals encoding.Values, from, count in
 			out.f64 = widen(out.f64, xs)
 		case reprDecimal:
 			for _, x := range xs {
-				out.decs = append(out.decs, c.decimal(storage.NewDecimalInt64(int64(x), c.scale)))
+				out.decs = append(out.decs, c.decimal(basefile.NewDecimalInt64(int64(x), c.scale)))
 			}
 		}
 	case parquet.Int64:
@@ -169,7 +169,7 @@ func (c *leafConv) appendDense(out *Vector, vals encoding.Values, from, count in
 			out.f64 = widen(out.f64, xs)
 		case reprDecimal:
 			for _, x := range xs {
-				out.decs = append(out.decs, c.decimal(storage.NewDecimalInt64(x, c.scale)))
+				out.decs = append(out.decs, c.decimal(basefile.NewDecimalInt64(x, c.scale)))
 			}
 		}
 	case parquet.Int96:
@@ -247,7 +247,7 @@ func (c *leafConv) appendByteValues(out *Vector, count int, value func(i int) []
 }
 
 // decimal brings a decimal of the file's scale to the reader's.
-func (c *leafConv) decimal(d storage.Decimal) storage.Decimal {
+func (c *leafConv) decimal(d basefile.Decimal) basefile.Decimal {
 	if c.want == c.scale {
 		return d
 	}
@@ -283,7 +283,7 @@ func int96Micros(v deprecated.Int96) int64 {
 
 // decodeTwosComplement reads a big-endian two's complement unscaled
 // decimal.
-func decodeTwosComplement(b []byte, scale int) storage.Decimal {
+func decodeTwosComplement(b []byte, scale int) basefile.Decimal {
 	if len(b) <= 8 {
 		var v int64
 		if len(b) > 0 && b[0]&0x80 != 0 {
@@ -292,18 +292,18 @@ func decodeTwosComplement(b []byte, scale int) storage.Decimal {
 		for _, x := range b {
 			v = v<<8 | int64(x)
 		}
-		return storage.NewDecimalInt64(v, scale)
+		return basefile.NewDecimalInt64(v, scale)
 	}
 	x := new(big.Int).SetBytes(b)
 	if b[0]&0x80 != 0 {
 		x.Sub(x, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 	}
-	return storage.NewDecimal(x, scale)
+	return basefile.NewDecimal(x, scale)
 }
 
 // scalarOf converts a statistics value of the column to a scalar of the
 // reader's type t.
-func (c *leafConv) scalarOf(v parquet.Value, t *storage.Type) (scalar, bool) {
+func (c *leafConv) scalarOf(v parquet.Value, t *basefile.Type) (scalar, bool) {
 	var vals encoding.Values
 	switch c.kind {
 	case parquet.Boolean:
@@ -339,8 +339,8 @@ type leafReader struct {
 	maxDef byte
 	maxRep byte
 	conv   leafConv
-	typ    *storage.Type // the reader's type of the values
-	nested bool          // part of a record, array or map: keep levels and entries
+	typ    *basefile.Type // the reader's type of the values
+	nested bool           // part of a record, array or map: keep levels and entries
 
 	chunk parquet.ColumnChunk
 	pages parquet.Pages

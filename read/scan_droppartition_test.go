@@ -7,7 +7,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/basefiletest"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -17,7 +18,7 @@ import (
 // in a file Hoodie rewrote from one of Spark's, which leave it out.
 func TestDroppedPartitionColumnFromFolders(t *testing.T) {
 	ctx := context.Background()
-	tt := newTripsTableWith(t, t.TempDir(), func(cfg *storage.TableConfig) { cfg.DropPartitionColumns = true })
+	tt := newTripsTableWith(t, t.TempDir(), func(cfg *config.Table) { cfg.DropPartitionColumns = true })
 	want := trips.NewGenerator(8).Inserts(12)
 	tt.write(write.OpInsert, want)
 	// Null the partition column in every file, as such a rewrite leaves it.
@@ -28,7 +29,7 @@ func TestDroppedPartitionColumnFromFolders(t *testing.T) {
 	files := s.View().LatestSlices()
 	s.Close()
 	for _, sl := range files {
-		bf, err := storage.OpenBaseFile(ctx, tt.fsys, sl.Path)
+		bf, err := basefile.Open(ctx, tt.fsys, sl.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +40,7 @@ func TestDroppedPartitionColumnFromFolders(t *testing.T) {
 		if err := tt.fsys.Remove(ctx, sl.Path); err != nil {
 			t.Fatal(err)
 		}
-		w, err := storage.NewBaseFileWriter(ctx, tt.fsys, sl.Path, schema, storage.BaseFileOptions{})
+		w, err := basefile.NewWriter(ctx, tt.fsys, sl.Path, schema, basefile.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // nodeKind is the shape of a colNode.
@@ -95,7 +95,7 @@ func planColumn(schema *parquet.Schema, c readCol) (*colPlan, error) {
 }
 
 // nullVector returns a one-value vector holding null.
-func nullVector(t *storage.Type) *Vector {
+func nullVector(t *basefile.Type) *Vector {
 	v := newVector(t)
 	v.appendNulls(1)
 	return v
@@ -130,12 +130,12 @@ func groupLogical(n parquet.Node) format.LogicalTypeValue {
 
 // node maps type t onto Parquet node n, found at the Parquet path ppath
 // below definition level def and repetition level rep.
-func (b *planBuilder) node(t *storage.Type, n parquet.Node, def, rep int, ppath []string) (*colNode, error) {
+func (b *planBuilder) node(t *basefile.Type, n parquet.Node, def, rep int, ppath []string) (*colNode, error) {
 	cn := &colNode{first: len(b.leaves), probe: -1}
 	var err error
 	if n.Repeated() {
 		// A repeated field outside a LIST group: a list that cannot be null.
-		if t.Kind != storage.KindArray {
+		if t.Kind != basefile.KindArray {
 			return nil, b.mismatch(t, n, ppath)
 		}
 		cn.kind, cn.def, cn.rep = nodeList, def, rep+1
@@ -156,12 +156,12 @@ func (b *planBuilder) node(t *storage.Type, n parquet.Node, def, rep int, ppath 
 }
 
 // complete fills in cn by the kind of t.
-func (b *planBuilder) complete(cn *colNode, t *storage.Type, n parquet.Node, rep int, ppath []string) error {
+func (b *planBuilder) complete(cn *colNode, t *basefile.Type, n parquet.Node, rep int, ppath []string) error {
 	logical := groupLogical(n)
 	_, isList := logical.(*format.ListType)
 	_, isMap := logical.(*format.MapType)
 	switch {
-	case t.Kind == storage.KindRecord && !n.Leaf() && logical == nil:
+	case t.Kind == basefile.KindRecord && !n.Leaf() && logical == nil:
 		cn.kind = nodeRecord
 		for _, f := range t.Fields {
 			child := childField(n, f.Name)
@@ -179,7 +179,7 @@ func (b *planBuilder) complete(cn *colNode, t *storage.Type, n parquet.Node, rep
 			}
 		}
 		return nil
-	case t.Kind == storage.KindArray && isList:
+	case t.Kind == basefile.KindArray && isList:
 		fields := n.Fields()
 		if len(fields) != 1 || !fields[0].Repeated() {
 			return fmt.Errorf("column %s: a LIST group must hold one repeated field", strings.Join(ppath, "."))
@@ -202,7 +202,7 @@ func (b *planBuilder) complete(cn *colNode, t *storage.Type, n parquet.Node, rep
 		}
 		cn.probe = cn.elem.probe
 		return nil
-	case t.Kind == storage.KindMap && isMap:
+	case t.Kind == basefile.KindMap && isMap:
 		fields := n.Fields()
 		if len(fields) != 1 || !fields[0].Repeated() || fields[0].Leaf() {
 			return fmt.Errorf("column %s: a MAP group must hold one repeated group", strings.Join(ppath, "."))
@@ -215,7 +215,7 @@ func (b *planBuilder) complete(cn *colNode, t *storage.Type, n parquet.Node, rep
 		p := append(ppath[:len(ppath):len(ppath)], kv.Name())
 		cn.kind, cn.rep = nodeMap, rep+1
 		var err error
-		if cn.key, err = b.node(storage.Primitive(storage.KindString), key, cn.def+1, rep+1, append(p[:len(p):len(p)], "key")); err != nil {
+		if cn.key, err = b.node(basefile.Primitive(basefile.KindString), key, cn.def+1, rep+1, append(p[:len(p):len(p)], "key")); err != nil {
 			return err
 		}
 		if cn.elem, err = b.node(t.Values, value, cn.def+1, rep+1, append(p[:len(p):len(p)], "value")); err != nil {
@@ -230,7 +230,7 @@ func (b *planBuilder) complete(cn *colNode, t *storage.Type, n parquet.Node, rep
 }
 
 // leaf adds the leaf column at ppath.
-func (b *planBuilder) leaf(cn *colNode, t *storage.Type, n parquet.Node, ppath []string) error {
+func (b *planBuilder) leaf(cn *colNode, t *basefile.Type, n parquet.Node, ppath []string) error {
 	name := strings.Join(ppath, ".")
 	lc, ok := b.schema.Lookup(ppath...)
 	if !ok {
@@ -255,7 +255,7 @@ func (b *planBuilder) leaf(cn *colNode, t *storage.Type, n parquet.Node, ppath [
 	return nil
 }
 
-func (b *planBuilder) mismatch(t *storage.Type, n parquet.Node, ppath []string) error {
+func (b *planBuilder) mismatch(t *basefile.Type, n parquet.Node, ppath []string) error {
 	what := "a group"
 	if n.Leaf() {
 		what = n.Type().String()
@@ -462,7 +462,7 @@ func (p *colPlan) close() error {
 // need, batch by batch.
 type fileReader struct {
 	slice  FileSlice
-	bf     *storage.BaseFile
+	bf     *basefile.File
 	plans  []*colPlan // by read column
 	groups []int      // the row groups to read
 	left   int64      // rows left in the current row group
@@ -490,11 +490,11 @@ type fileReader struct {
 // sequence number, which cannot be known.
 func computedMeta(name string, slice FileSlice) (string, bool) {
 	switch name {
-	case storage.MetaCommitTime:
+	case basefile.MetaCommitTime:
 		return slice.Instant, true
-	case storage.MetaPartitionPath:
+	case basefile.MetaPartitionPath:
 		return slice.Partition, true
-	case storage.MetaFileName:
+	case basefile.MetaFileName:
 		return path.Base(slice.Path), true
 	}
 	return "", false
@@ -507,7 +507,7 @@ func computedMeta(name string, slice FileSlice) (string, bool) {
 // scan reads them from the file, null where it does not store them.
 func ComputedMeta(slice FileSlice) map[string]string {
 	meta := make(map[string]string, 3)
-	for _, name := range storage.MetaFieldNames {
+	for _, name := range basefile.MetaFieldNames {
 		if v, ok := computedMeta(name, slice); ok {
 			meta[name] = v
 		}
@@ -517,7 +517,7 @@ func ComputedMeta(slice FileSlice) map[string]string {
 
 // textVector returns a one-value string vector.
 func textVector(s string) *Vector {
-	v := newVector(storage.Nullable(storage.Primitive(storage.KindString)))
+	v := newVector(basefile.Nullable(basefile.Primitive(basefile.KindString)))
 	v.appendBytes([]byte(s))
 	return v
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // pageEdges returns the file rows that start or end a page of column col
@@ -23,7 +23,7 @@ func pageEdges(t *testing.T, tbl *rawTable, col string) []int {
 	if len(slices) != 1 {
 		t.Fatalf("%d file slices, want 1", len(slices))
 	}
-	bf, err := storage.OpenBaseFile(context.Background(), tbl.fsys, slices[0].Path)
+	bf, err := basefile.Open(context.Background(), tbl.fsys, slices[0].Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func pageEdges(t *testing.T, tbl *rawTable, col string) []int {
 // small enough that the rows at the edges of pages are tested.
 func TestLateMaterialization(t *testing.T) {
 	// Row groups of 256 rows, pages of 64 (the rows the writer buffers).
-	schema, rows, tbl := allTypesTable(t, 3, storage.BaseFileOptions{BlockSize: 40 << 10, PageSize: 256, Compression: "snappy"})
+	schema, rows, tbl := allTypesTable(t, 3, basefile.Options{BlockSize: 40 << 10, PageSize: 256, Compression: "snappy"})
 
 	edges := pageEdges(t, tbl, "l")
 	var ids []string
@@ -99,7 +99,7 @@ func TestLateMaterialization(t *testing.T) {
 	}
 	// The meta columns are dictionary-encoded: skipping their first pages
 	// must still load the dictionary.
-	meta := Options{Columns: []string{"id", storage.MetaCommitTime, storage.MetaRecordKey}}
+	meta := Options{Columns: []string{"id", basefile.MetaCommitTime, basefile.MetaRecordKey}}
 	all, _ := tbl.scan(meta)
 	meta.Where = "id IN (5, 200, 600)"
 	got, _ := tbl.scan(meta)

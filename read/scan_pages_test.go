@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // TestPagePruning checks that a filter on a column whose pages hold
@@ -12,7 +12,7 @@ import (
 // it selects, and still returns exactly the rows it selects.
 func TestPagePruning(t *testing.T) {
 	// Row groups of about 256 rows, pages of 64.
-	schema, rows, tbl := allTypesTable(t, 5, storage.BaseFileOptions{BlockSize: 40 << 10, PageSize: 256, Compression: "snappy"})
+	schema, rows, tbl := allTypesTable(t, 5, basefile.Options{BlockSize: 40 << 10, PageSize: 256, Compression: "snappy"})
 	var names []string
 	for _, f := range schema.Fields {
 		names = append(names, f.Name)

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // partitioning reads column values back from partition paths.
@@ -27,15 +28,15 @@ type partitioning struct {
 // exactKeyGenerators are the key generators whose partition folders hold
 // the partition columns' values.
 var exactKeyGenerators = map[string]bool{
-	"":                                 true,
-	storage.SimpleKeyGenerator:         true,
-	storage.ComplexKeyGenerator:        true,
-	storage.NonpartitionedKeyGenerator: true,
+	"":                                true,
+	config.SimpleKeyGenerator:         true,
+	config.ComplexKeyGenerator:        true,
+	config.NonpartitionedKeyGenerator: true,
 	"org.apache.hudi.keygen.SimpleAvroKeyGenerator":  true,
 	"org.apache.hudi.keygen.ComplexAvroKeyGenerator": true,
 }
 
-func newPartitioning(cfg *storage.TableConfig) partitioning {
+func newPartitioning(cfg *config.Table) partitioning {
 	return partitioning{
 		fields:    cfg.PartitionFields,
 		hiveStyle: cfg.HiveStylePartitioning,
@@ -54,7 +55,7 @@ func (p partitioning) constants(partition string, cols []readCol) []*Vector {
 	if !p.exact || len(p.fields) == 0 {
 		return nil
 	}
-	folders, err := storage.SplitPartitionPath(partition, p.fields, p.hiveStyle)
+	folders, err := config.SplitPartitionPath(partition, p.fields, p.hiveStyle)
 	if err != nil {
 		return nil
 	}
@@ -69,7 +70,7 @@ func (p partitioning) constants(partition string, cols []readCol) []*Vector {
 			if !p.urlEncode && strings.Contains(folders[j], "%") {
 				continue
 			}
-			v, ok := partitionValue(c.typ, storage.UnescapePartitionValue(folders[j]))
+			v, ok := partitionValue(c.typ, config.UnescapePartitionValue(folders[j]))
 			if !ok {
 				continue
 			}
@@ -84,25 +85,25 @@ func (p partitioning) constants(partition string, cols []readCol) []*Vector {
 
 // partitionValue converts a partition folder's value to a value of type t,
 // as the key generators render values (see write.KeyGenerator).
-func partitionValue(t *storage.Type, s string) (any, bool) {
-	if s == storage.DefaultPartitionValue {
+func partitionValue(t *basefile.Type, s string) (any, bool) {
+	if s == config.DefaultPartitionValue {
 		// Null, or an empty value: text and bytes can be empty.
-		return nil, !isText(t) && t.Logical != storage.LogicalUUID && t.Kind != storage.KindBytes
+		return nil, !isText(t) && t.Logical != basefile.LogicalUUID && t.Kind != basefile.KindBytes
 	}
 	var v any
 	var err error
 	switch {
-	case t.Logical == storage.LogicalDecimal:
-		var d storage.Decimal
-		if d, err = storage.ParseDecimal(s); err == nil {
+	case t.Logical == basefile.LogicalDecimal:
+		var d basefile.Decimal
+		if d, err = basefile.ParseDecimal(s); err == nil {
 			v, err = d.Rescale(t.Scale)
 		}
-	case t.Logical == storage.LogicalDate:
-		v, err = storage.ParseDate(s)
+	case t.Logical == basefile.LogicalDate:
+		v, err = basefile.ParseDate(s)
 	case isTimestamp(t):
 		// Hudi's key generators write the number since the epoch in the
 		// column's unit; Hoodie wrote RFC 3339 before it did the same.
-		millis := t.Logical == storage.LogicalTimestampMillis
+		millis := t.Logical == basefile.LogicalTimestampMillis
 		if n, perr := strconv.ParseInt(s, 10, 64); perr == nil {
 			if millis {
 				v = time.UnixMilli(n).UTC()
@@ -118,21 +119,21 @@ func partitionValue(t *storage.Type, s string) (any, bool) {
 				v = ts.UTC().Truncate(time.Millisecond)
 			}
 		}
-	case t.Kind == storage.KindBoolean:
+	case t.Kind == basefile.KindBoolean:
 		v, err = strconv.ParseBool(s)
-	case t.Kind == storage.KindInt:
+	case t.Kind == basefile.KindInt:
 		var n int64
 		n, err = strconv.ParseInt(s, 10, 32)
 		v = int32(n)
-	case t.Kind == storage.KindLong:
+	case t.Kind == basefile.KindLong:
 		v, err = strconv.ParseInt(s, 10, 64)
-	case t.Kind == storage.KindFloat:
+	case t.Kind == basefile.KindFloat:
 		var f float64
 		f, err = strconv.ParseFloat(s, 32)
 		v = float32(f)
-	case t.Kind == storage.KindDouble:
+	case t.Kind == basefile.KindDouble:
 		v, err = strconv.ParseFloat(s, 64)
-	case t.Kind == storage.KindBytes || t.Kind == storage.KindFixed:
+	case t.Kind == basefile.KindBytes || t.Kind == basefile.KindFixed:
 		v, err = base64.StdEncoding.DecodeString(s)
 	case reprOf(t) == reprBytes:
 		v = s
@@ -149,7 +150,7 @@ func partitionValue(t *storage.Type, s string) (any, bool) {
 // partition path does not parse. A value is nil for the default partition
 // of a column that is not text. A column stored in a file keeps its own
 // values; where both exist they agree.
-func PartitionValues(cfg *storage.TableConfig, schema *storage.Schema, partition string) map[string]any {
+func PartitionValues(cfg *config.Table, schema *basefile.Schema, partition string) map[string]any {
 	if schema == nil {
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // Partition folders hold values as Hudi's key generators render them; the
@@ -14,17 +14,17 @@ func TestPartitionValue(t *testing.T) {
 	at := time.Date(2024, 4, 1, 17, 1, 0, 123000, time.UTC)
 	tests := []struct {
 		name string
-		typ  *storage.Type
+		typ  *basefile.Type
 		text string
 		want any
 	}{
-		{"timestamp micros", storage.TimestampMicrosType(), "1711990860000123", at},
-		{"timestamp millis", storage.TimestampMillisType(), "1711990860000", at.Truncate(time.Second)},
-		{"timestamp before 1970", storage.TimestampMillisType(), "-1000", time.Date(1969, 12, 31, 23, 59, 59, 0, time.UTC)},
-		{"timestamp of an older Hoodie", storage.TimestampMicrosType(), "2024-04-01T17:01:00.000123Z", at},
-		{"double as Java writes it", storage.Primitive(storage.KindDouble), "1.0E7", 1e7},
-		{"decimal as Java writes it", storage.DecimalType(10, 8), "1E-7", storage.NewDecimal(big.NewInt(10), 8)},
-		{"long", storage.Primitive(storage.KindLong), "-5", int64(-5)},
+		{"timestamp micros", basefile.TimestampMicrosType(), "1711990860000123", at},
+		{"timestamp millis", basefile.TimestampMillisType(), "1711990860000", at.Truncate(time.Second)},
+		{"timestamp before 1970", basefile.TimestampMillisType(), "-1000", time.Date(1969, 12, 31, 23, 59, 59, 0, time.UTC)},
+		{"timestamp of an older Hoodie", basefile.TimestampMicrosType(), "2024-04-01T17:01:00.000123Z", at},
+		{"double as Java writes it", basefile.Primitive(basefile.KindDouble), "1.0E7", 1e7},
+		{"decimal as Java writes it", basefile.DecimalType(10, 8), "1E-7", basefile.NewDecimal(big.NewInt(10), 8)},
+		{"long", basefile.Primitive(basefile.KindLong), "-5", int64(-5)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,8 +37,8 @@ func TestPartitionValue(t *testing.T) {
 				if g, _ := got.(time.Time); !g.Equal(want) {
 					t.Errorf("got %v, want %v", got, want)
 				}
-			case storage.Decimal:
-				if g, ok := got.(storage.Decimal); !ok || g.Cmp(want) != 0 {
+			case basefile.Decimal:
+				if g, ok := got.(basefile.Decimal); !ok || g.Cmp(want) != 0 {
 					t.Errorf("got %v, want %v", got, want)
 				}
 			default:

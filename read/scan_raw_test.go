@@ -17,6 +17,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -27,25 +29,25 @@ type rawTable struct {
 	t    *testing.T
 	dir  string
 	fsys storage.FS
-	cfg  *storage.TableConfig
+	cfg  *config.Table
 	gen  *timeline.Generator
 }
 
-func newRawTable(t *testing.T, keys, partitions []string, hiveStyle bool, edit func(*storage.TableConfig)) *rawTable {
+func newRawTable(t *testing.T, keys, partitions []string, hiveStyle bool, edit func(*config.Table)) *rawTable {
 	t.Helper()
 	dir := t.TempDir()
 	fsys, err := storage.NewLocalFS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := storage.NewTableConfig("raw", keys, "", partitions, hiveStyle, "")
+	cfg, err := config.NewTable("raw", keys, "", partitions, hiveStyle, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if edit != nil {
 		edit(cfg)
 	}
-	if err := storage.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
+	if err := config.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return &rawTable{t: t, dir: dir, fsys: fsys, cfg: cfg, gen: timeline.NewGenerator(time.Now)}
@@ -54,18 +56,18 @@ func newRawTable(t *testing.T, keys, partitions []string, hiveStyle bool, edit f
 // rawFile is a base file of a commit.
 type rawFile struct {
 	partition string
-	fileID    string          // "" for a new file group
-	rows      [][]any         // values of the data columns
-	noMeta    bool            // no meta columns in the file
-	schema    *storage.Schema // the file's schema, if not the commit's
-	opts      storage.BaseFileOptions
+	fileID    string           // "" for a new file group
+	rows      [][]any          // values of the data columns
+	noMeta    bool             // no meta columns in the file
+	schema    *basefile.Schema // the file's schema, if not the commit's
+	opts      basefile.Options
 	// parquet, if not nil, writes the whole file instead.
 	parquet func(io.Writer) error
 }
 
 // commit writes files and commits them with schema as the table schema.
 // It returns the instant.
-func (r *rawTable) commit(schema *storage.Schema, files ...rawFile) string {
+func (r *rawTable) commit(schema *basefile.Schema, files ...rawFile) string {
 	r.t.Helper()
 	ctx := context.Background()
 	req, err := timeline.CreateRequested(ctx, r.fsys, r.gen, timeline.ActionCommit, nil)
@@ -82,14 +84,14 @@ func (r *rawTable) commit(schema *storage.Schema, files ...rawFile) string {
 	}
 	meta := &timeline.CommitMetadata{OperationType: timeline.OperationUpsert, ExtraMetadata: map[string]string{timeline.SchemaKey: string(schemaJSON)}}
 	for _, f := range files {
-		if err := storage.EnsurePartitionMetadata(ctx, r.fsys, f.partition, req.Time, time.Now()); err != nil {
+		if err := config.EnsurePartitionMetadata(ctx, r.fsys, f.partition, req.Time, time.Now()); err != nil {
 			r.t.Fatal(err)
 		}
 		fileID := f.fileID
 		if fileID == "" {
-			fileID = storage.NewFileID()
+			fileID = basefile.NewFileID()
 		}
-		p := path.Join(f.partition, storage.BaseFileName{FileID: fileID, WriteToken: "0-1-1", InstantTime: req.Time}.String())
+		p := path.Join(f.partition, basefile.Name{FileID: fileID, WriteToken: "0-1-1", InstantTime: req.Time}.String())
 		fs := f.schema
 		if fs == nil {
 			fs = schema
@@ -122,9 +124,9 @@ func (r *rawTable) commit(schema *storage.Schema, files ...rawFile) string {
 
 // writeBaseFile writes a base file with meta fields, the record key being
 // the first key column's value.
-func (r *rawTable) writeBaseFile(p string, schema *storage.Schema, f rawFile, instant string) {
+func (r *rawTable) writeBaseFile(p string, schema *basefile.Schema, f rawFile, instant string) {
 	r.t.Helper()
-	w, err := storage.NewBaseFileWriter(context.Background(), r.fsys, p, schema, f.opts)
+	w, err := basefile.NewWriter(context.Background(), r.fsys, p, schema, f.opts)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func (r *rawTable) writeBaseFile(p string, schema *storage.Schema, f rawFile, in
 }
 
 // writePlain writes a Parquet file of schema, without meta fields.
-func (r *rawTable) writePlain(p string, schema *storage.Schema, rows [][]any) {
+func (r *rawTable) writePlain(p string, schema *basefile.Schema, rows [][]any) {
 	r.t.Helper()
 	out, err := r.fsys.Create(context.Background(), p)
 	if err != nil {
@@ -155,7 +157,7 @@ func (r *rawTable) writePlain(p string, schema *storage.Schema, rows [][]any) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	w := parquet.NewWriter(out, ps, parquet.KeyValueMetadata(storage.FooterAvroSchema, string(avro)))
+	w := parquet.NewWriter(out, ps, parquet.KeyValueMetadata(basefile.FooterAvroSchema, string(avro)))
 	for _, row := range rows {
 		pr, err := schema.AppendRow(nil, row)
 		if err != nil {
@@ -179,46 +181,46 @@ func (r *rawTable) scan(opts Options) ([][]any, Stats) {
 	return scanRows(r.t, r.dir, opts)
 }
 
-func field(name string, t *storage.Type) storage.Field { return storage.Field{Name: name, Type: t} }
+func field(name string, t *basefile.Type) basefile.Field { return basefile.Field{Name: name, Type: t} }
 
-func nullable(k storage.Kind) *storage.Type { return storage.Nullable(storage.Primitive(k)) }
+func nullable(k basefile.Kind) *basefile.Type { return basefile.Nullable(basefile.Primitive(k)) }
 
 // allTypesSchema has a column of every type the value model knows,
 // nested ones included.
-func allTypesSchema() *storage.Schema {
-	point := storage.RecordType("point", field("x", nullable(storage.KindInt)), field("y", storage.Primitive(storage.KindString)))
-	rec := storage.RecordType("rec",
-		field("a", nullable(storage.KindInt)),
-		field("inner", storage.Nullable(storage.ArrayType(point))),
-		field("m", storage.Nullable(storage.MapType(storage.ArrayType(storage.Primitive(storage.KindInt))))),
+func allTypesSchema() *basefile.Schema {
+	point := basefile.RecordType("point", field("x", nullable(basefile.KindInt)), field("y", basefile.Primitive(basefile.KindString)))
+	rec := basefile.RecordType("rec",
+		field("a", nullable(basefile.KindInt)),
+		field("inner", basefile.Nullable(basefile.ArrayType(point))),
+		field("m", basefile.Nullable(basefile.MapType(basefile.ArrayType(basefile.Primitive(basefile.KindInt))))),
 	)
-	return &storage.Schema{Name: "raw_record", Namespace: "hoodie.raw", Fields: []storage.Field{
-		field("id", storage.Primitive(storage.KindInt)),
-		field("b", nullable(storage.KindBoolean)),
-		field("i", nullable(storage.KindInt)),
-		field("l", nullable(storage.KindLong)),
-		field("f", nullable(storage.KindFloat)),
-		field("d", nullable(storage.KindDouble)),
-		field("s", nullable(storage.KindString)),
-		field("e", storage.Nullable(storage.EnumType("color", "red", "green", "blue"))),
-		field("u", storage.Nullable(storage.UUIDType())),
-		field("by", nullable(storage.KindBytes)),
-		field("fx", storage.Nullable(storage.FixedType("four", 4))),
-		field("dec", storage.Nullable(storage.DecimalType(20, 3))),
-		field("decf", storage.Nullable(storage.FixedDecimalType("fixed", 5, 10, 2))),
-		field("dt", storage.Nullable(storage.DateType())),
-		field("tsm", storage.Nullable(storage.TimestampMillisType())),
-		field("tsu", storage.Nullable(storage.TimestampMicrosType())),
-		field("tags", storage.Nullable(storage.ArrayType(nullable(storage.KindString)))),
-		field("nums", storage.ArrayType(storage.Primitive(storage.KindInt))),
-		field("attrs", storage.Nullable(storage.MapType(nullable(storage.KindLong)))),
-		field("rec", storage.Nullable(rec)),
-		field("grid", storage.Nullable(storage.ArrayType(storage.ArrayType(nullable(storage.KindInt))))),
+	return &basefile.Schema{Name: "raw_record", Namespace: "hoodie.raw", Fields: []basefile.Field{
+		field("id", basefile.Primitive(basefile.KindInt)),
+		field("b", nullable(basefile.KindBoolean)),
+		field("i", nullable(basefile.KindInt)),
+		field("l", nullable(basefile.KindLong)),
+		field("f", nullable(basefile.KindFloat)),
+		field("d", nullable(basefile.KindDouble)),
+		field("s", nullable(basefile.KindString)),
+		field("e", basefile.Nullable(basefile.EnumType("color", "red", "green", "blue"))),
+		field("u", basefile.Nullable(basefile.UUIDType())),
+		field("by", nullable(basefile.KindBytes)),
+		field("fx", basefile.Nullable(basefile.FixedType("four", 4))),
+		field("dec", basefile.Nullable(basefile.DecimalType(20, 3))),
+		field("decf", basefile.Nullable(basefile.FixedDecimalType("fixed", 5, 10, 2))),
+		field("dt", basefile.Nullable(basefile.DateType())),
+		field("tsm", basefile.Nullable(basefile.TimestampMillisType())),
+		field("tsu", basefile.Nullable(basefile.TimestampMicrosType())),
+		field("tags", basefile.Nullable(basefile.ArrayType(nullable(basefile.KindString)))),
+		field("nums", basefile.ArrayType(basefile.Primitive(basefile.KindInt))),
+		field("attrs", basefile.Nullable(basefile.MapType(nullable(basefile.KindLong)))),
+		field("rec", basefile.Nullable(rec)),
+		field("grid", basefile.Nullable(basefile.ArrayType(basefile.ArrayType(nullable(basefile.KindInt))))),
 	}}
 }
 
 // randomValue returns a random value of type t in the value model.
-func randomValue(r *rand.Rand, t *storage.Type) any {
+func randomValue(r *rand.Rand, t *basefile.Type) any {
 	if t.Nullable && r.IntN(6) == 0 {
 		return nil
 	}
@@ -228,54 +230,54 @@ func randomValue(r *rand.Rand, t *storage.Type) any {
 // randomPresent returns a random value of type t other than null. Array
 // elements are never null: the two-level lists of parquet-avro cannot hold
 // null elements.
-func randomPresent(r *rand.Rand, t *storage.Type) any {
+func randomPresent(r *rand.Rand, t *basefile.Type) any {
 	switch {
-	case t.Logical == storage.LogicalDecimal:
+	case t.Logical == basefile.LogicalDecimal:
 		limit := int64(1e9)
-		return storage.NewDecimalInt64(r.Int64N(2*limit)-limit, t.Scale)
-	case t.Logical == storage.LogicalDate:
-		return storage.Date(r.Int32N(40000) - 20000)
-	case t.Logical == storage.LogicalTimestampMillis:
+		return basefile.NewDecimalInt64(r.Int64N(2*limit)-limit, t.Scale)
+	case t.Logical == basefile.LogicalDate:
+		return basefile.Date(r.Int32N(40000) - 20000)
+	case t.Logical == basefile.LogicalTimestampMillis:
 		return time.UnixMilli(r.Int64N(4e12) - 2e12).UTC()
-	case t.Logical == storage.LogicalTimestampMicros:
+	case t.Logical == basefile.LogicalTimestampMicros:
 		return time.UnixMicro(r.Int64N(4e15) - 2e15).UTC()
-	case t.Logical == storage.LogicalUUID:
+	case t.Logical == basefile.LogicalUUID:
 		return fmt.Sprintf("%08x-0000-4000-8000-%012x", r.Uint32(), r.Uint64()&0xffffffffffff)
 	}
 	switch t.Kind {
-	case storage.KindBoolean:
+	case basefile.KindBoolean:
 		return r.IntN(2) == 0
-	case storage.KindInt:
+	case basefile.KindInt:
 		return r.Int32() - 1<<30
-	case storage.KindLong:
+	case basefile.KindLong:
 		return r.Int64() - 1<<62
-	case storage.KindFloat:
+	case basefile.KindFloat:
 		return float32(r.NormFloat64())
-	case storage.KindDouble:
+	case basefile.KindDouble:
 		return r.NormFloat64() * 1e6
-	case storage.KindString:
+	case basefile.KindString:
 		return strings.Repeat(string(rune('a'+r.IntN(26))), r.IntN(4))
-	case storage.KindEnum:
+	case basefile.KindEnum:
 		return t.Symbols[r.IntN(len(t.Symbols))]
-	case storage.KindBytes:
+	case basefile.KindBytes:
 		b := make([]byte, r.IntN(5))
 		for i := range b {
 			b[i] = byte(r.IntN(256))
 		}
 		return b
-	case storage.KindFixed:
+	case basefile.KindFixed:
 		b := make([]byte, t.Size)
 		for i := range b {
 			b[i] = byte(r.IntN(256))
 		}
 		return b
-	case storage.KindArray:
+	case basefile.KindArray:
 		list := []any{}
 		for range r.IntN(4) {
 			list = append(list, randomPresent(r, t.Items))
 		}
 		return list
-	case storage.KindMap:
+	case basefile.KindMap:
 		m := map[string]any{}
 		for i := range r.IntN(4) {
 			m[fmt.Sprint("k", i)] = randomValue(r, t.Values)
@@ -292,7 +294,7 @@ func randomPresent(r *rand.Rand, t *storage.Type) any {
 // allTypesTable writes 700 random records of allTypesSchema, with ids 0
 // to 699 in order and random values from seed, into one base file written
 // with opts.
-func allTypesTable(t *testing.T, seed uint64, opts storage.BaseFileOptions) (*storage.Schema, [][]any, *rawTable) {
+func allTypesTable(t *testing.T, seed uint64, opts basefile.Options) (*basefile.Schema, [][]any, *rawTable) {
 	t.Helper()
 	schema := allTypesSchema()
 	rng := rand.New(rand.NewPCG(seed, seed+1))
@@ -313,7 +315,7 @@ func allTypesTable(t *testing.T, seed uint64, opts storage.BaseFileOptions) (*st
 // many small pages and row groups and reads them back, whole and in
 // projections, with odd batch sizes.
 func TestScanRoundTrip(t *testing.T) {
-	schema, rows, tbl := allTypesTable(t, 1, storage.BaseFileOptions{BlockSize: 8 << 10, PageSize: 512, Compression: "snappy"})
+	schema, rows, tbl := allTypesTable(t, 1, basefile.Options{BlockSize: 8 << 10, PageSize: 512, Compression: "snappy"})
 
 	var names []string
 	for _, f := range schema.Fields {
@@ -350,11 +352,11 @@ func TestScanRoundTrip(t *testing.T) {
 // TestRowGroupPruning checks that statistics rule out row groups, and that
 // what is left is filtered exactly.
 func TestRowGroupPruning(t *testing.T) {
-	schema := &storage.Schema{Name: "raw_record", Fields: []storage.Field{
-		field("id", storage.Primitive(storage.KindLong)),
-		field("score", nullable(storage.KindDouble)),
-		field("day", storage.Nullable(storage.DateType())),
-		field("tag", nullable(storage.KindString)),
+	schema := &basefile.Schema{Name: "raw_record", Fields: []basefile.Field{
+		field("id", basefile.Primitive(basefile.KindLong)),
+		field("score", nullable(basefile.KindDouble)),
+		field("day", basefile.Nullable(basefile.DateType())),
+		field("tag", nullable(basefile.KindString)),
 	}}
 	var rows [][]any
 	for id := range 640 {
@@ -362,11 +364,11 @@ func TestRowGroupPruning(t *testing.T) {
 		if id >= 600 {
 			score = nil // the last row groups hold the nulls
 		}
-		rows = append(rows, []any{int64(id), score, storage.Date(19000 + id/64), fmt.Sprintf("t%03d", id)})
+		rows = append(rows, []any{int64(id), score, basefile.Date(19000 + id/64), fmt.Sprintf("t%03d", id)})
 	}
 	tbl := newRawTable(t, []string{"id"}, nil, false, nil)
 	// A row group per 64 rows: the writer checks the size every 64 rows.
-	tbl.commit(schema, rawFile{rows: rows, opts: storage.BaseFileOptions{BlockSize: 1}})
+	tbl.commit(schema, rawFile{rows: rows, opts: basefile.Options{BlockSize: 1}})
 	_, all := tbl.scan(Options{})
 	if all.RowGroupsRead != 10 {
 		t.Fatalf("%d row groups, want 10", all.RowGroupsRead)
@@ -400,12 +402,12 @@ func TestRowGroupPruning(t *testing.T) {
 // TestTableWithoutMetaFields reads a table with
 // hoodie.populate.meta.fields=false whose files have no meta columns.
 func TestTableWithoutMetaFields(t *testing.T) {
-	schema := &storage.Schema{Name: "raw_record", Fields: []storage.Field{
-		field("id", storage.Primitive(storage.KindInt)),
-		field("part", storage.Primitive(storage.KindString)),
-		field("v", nullable(storage.KindLong)),
+	schema := &basefile.Schema{Name: "raw_record", Fields: []basefile.Field{
+		field("id", basefile.Primitive(basefile.KindInt)),
+		field("part", basefile.Primitive(basefile.KindString)),
+		field("v", nullable(basefile.KindLong)),
 	}}
-	tbl := newRawTable(t, []string{"id"}, []string{"part"}, false, func(c *storage.TableConfig) { c.PopulateMetaFields = false })
+	tbl := newRawTable(t, []string{"id"}, []string{"part"}, false, func(c *config.Table) { c.PopulateMetaFields = false })
 	c1 := tbl.commit(schema,
 		rawFile{partition: "a", fileID: "aaaa-0", noMeta: true, rows: [][]any{{int32(1), "a", int64(10)}, {int32(2), "a", int64(20)}}},
 		rawFile{partition: "b", fileID: "bbbb-0", noMeta: true, rows: [][]any{{int32(3), "b", int64(30)}}},
@@ -426,7 +428,7 @@ func TestTableWithoutMetaFields(t *testing.T) {
 	}
 	// An incremental read returns every record of the files rewritten in
 	// the range: the unchanged record 2 too.
-	got, stats := tbl.scan(Options{Begin: c1, Columns: []string{"id", storage.MetaCommitTime}})
+	got, stats := tbl.scan(Options{Begin: c1, Columns: []string{"id", basefile.MetaCommitTime}})
 	if want := [][]any{{int32(1), c2}, {int32(2), c2}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("incremental: got %v, want %v", got, want)
 	}
@@ -437,7 +439,7 @@ func TestTableWithoutMetaFields(t *testing.T) {
 	if want := [][]any{{int32(3)}}; !reflect.DeepEqual(got, want) || stats.FilesSkipped != 1 {
 		t.Errorf("by commit time: got %v, want %v; %+v", got, want, stats)
 	}
-	got, _ = tbl.scan(Options{AsOf: c1, Columns: []string{"id", "v", storage.MetaCommitTime}})
+	got, _ = tbl.scan(Options{AsOf: c1, Columns: []string{"id", "v", basefile.MetaCommitTime}})
 	if want := [][]any{{int32(1), int64(10), c1}, {int32(2), int64(20), c1}, {int32(3), int64(30), c1}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("as of c1: got %v, want %v", got, want)
 	}
@@ -451,17 +453,17 @@ func sortByColumn(rows [][]any, col int) {
 // TestPartitionPruning covers hive-style and plain folders, the default
 // partition of nulls, and partition columns the files do not store.
 func TestPartitionPruning(t *testing.T) {
-	schema := &storage.Schema{Name: "raw_record", Fields: []storage.Field{
-		field("id", storage.Primitive(storage.KindInt)),
-		field("bucket", nullable(storage.KindInt)),
-		field("label", nullable(storage.KindString)),
+	schema := &basefile.Schema{Name: "raw_record", Fields: []basefile.Field{
+		field("id", basefile.Primitive(basefile.KindInt)),
+		field("bucket", nullable(basefile.KindInt)),
+		field("label", nullable(basefile.KindString)),
 	}}
-	dropped := &storage.Schema{Name: "raw_record", Fields: []storage.Field{schema.Fields[0], schema.Fields[2]}}
+	dropped := &basefile.Schema{Name: "raw_record", Fields: []basefile.Field{schema.Fields[0], schema.Fields[2]}}
 	for _, hive := range []bool{false, true} {
 		t.Run(fmt.Sprint("hive=", hive), func(t *testing.T) {
 			tbl := newRawTable(t, []string{"id"}, []string{"bucket", "label"}, hive, nil)
 			part := func(bucket, label string) string {
-				return storage.PartitionPath([]string{"bucket", "label"}, []string{bucket, label}, hive, true)
+				return config.PartitionPath([]string{"bucket", "label"}, []string{bucket, label}, hive, true)
 			}
 			tbl.commit(schema,
 				rawFile{partition: part("1", "x"), rows: [][]any{{int32(1), int32(1), "x"}}},
@@ -505,27 +507,27 @@ func TestPartitionPruning(t *testing.T) {
 // TestSchemaEvolution reads files written under older schemas into the
 // latest one, and old snapshots in their own.
 func TestSchemaEvolution(t *testing.T) {
-	v1 := &storage.Schema{Name: "raw_record", Fields: []storage.Field{
-		field("id", storage.Primitive(storage.KindInt)),
-		field("n", nullable(storage.KindInt)),
-		field("x", nullable(storage.KindFloat)),
-		field("amount", storage.Nullable(storage.DecimalType(10, 2))),
+	v1 := &basefile.Schema{Name: "raw_record", Fields: []basefile.Field{
+		field("id", basefile.Primitive(basefile.KindInt)),
+		field("n", nullable(basefile.KindInt)),
+		field("x", nullable(basefile.KindFloat)),
+		field("amount", basefile.Nullable(basefile.DecimalType(10, 2))),
 	}}
-	v2 := &storage.Schema{Name: "raw_record", Fields: []storage.Field{
-		field("id", storage.Primitive(storage.KindInt)),
-		field("n", nullable(storage.KindLong)),
-		field("x", nullable(storage.KindDouble)),
-		field("amount", storage.Nullable(storage.DecimalType(12, 4))),
-		field("extra", nullable(storage.KindString)),
+	v2 := &basefile.Schema{Name: "raw_record", Fields: []basefile.Field{
+		field("id", basefile.Primitive(basefile.KindInt)),
+		field("n", nullable(basefile.KindLong)),
+		field("x", nullable(basefile.KindDouble)),
+		field("amount", basefile.Nullable(basefile.DecimalType(12, 4))),
+		field("extra", nullable(basefile.KindString)),
 	}}
 	tbl := newRawTable(t, []string{"id"}, nil, false, nil)
-	c1 := tbl.commit(v1, rawFile{rows: [][]any{{int32(1), int32(7), float32(1.5), storage.NewDecimalInt64(125, 2)}}})
-	tbl.commit(v2, rawFile{rows: [][]any{{int32(2), int64(1) << 40, 2.25, storage.NewDecimalInt64(10001, 4), "new"}}})
+	c1 := tbl.commit(v1, rawFile{rows: [][]any{{int32(1), int32(7), float32(1.5), basefile.NewDecimalInt64(125, 2)}}})
+	tbl.commit(v2, rawFile{rows: [][]any{{int32(2), int64(1) << 40, 2.25, basefile.NewDecimalInt64(10001, 4), "new"}}})
 
 	got, _ := tbl.scan(Options{Columns: []string{"id", "n", "x", "amount", "extra"}, Where: "n > 5 AND amount >= 1"})
 	want := [][]any{
-		{int32(1), int64(7), 1.5, storage.NewDecimalInt64(12500, 4), nil},
-		{int32(2), int64(1) << 40, 2.25, storage.NewDecimalInt64(10001, 4), "new"},
+		{int32(1), int64(7), 1.5, basefile.NewDecimalInt64(12500, 4), nil},
+		{int32(2), int64(1) << 40, 2.25, basefile.NewDecimalInt64(10001, 4), "new"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("latest\n got %#v\nwant %#v", got, want)
@@ -553,7 +555,7 @@ type threeLevel struct {
 // TestThreeLevelLists reads a file whose list has three levels and null
 // elements, which parquet-avro's two-level lists cannot hold.
 func TestThreeLevelLists(t *testing.T) {
-	schema, err := storage.ParseSchema([]byte(`{"type":"record","name":"threeLevel","fields":[
+	schema, err := basefile.ParseSchema([]byte(`{"type":"record","name":"threeLevel","fields":[
 		{"name":"id","type":"int"},
 		{"name":"tags","type":{"type":"array","items":["null","string"]}}]}`))
 	if err != nil {
@@ -567,7 +569,7 @@ func TestThreeLevelLists(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		pw := parquet.NewGenericWriter[threeLevel](w, parquet.KeyValueMetadata(storage.FooterAvroSchema, string(avro)))
+		pw := parquet.NewGenericWriter[threeLevel](w, parquet.KeyValueMetadata(basefile.FooterAvroSchema, string(avro)))
 		if _, err := pw.Write(records); err != nil {
 			return err
 		}

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -14,7 +15,7 @@ import (
 // metadata that has one, or else the schema the table was created with
 // (hoodie.table.create.schema), or nil when neither exists. Pass a view's
 // Timeline for the schema as of the view's instant.
-func TableSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Timeline) (*storage.Schema, error) {
+func TableSchema(ctx context.Context, cfg *config.Table, tl *timeline.Timeline) (*basefile.Schema, error) {
 	commits := tl.CompletedCommits().Instants()
 	for i := len(commits) - 1; i >= 0; i-- {
 		meta, err := tl.ReadCommitMetadata(ctx, commits[i])
@@ -22,7 +23,7 @@ func TableSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Tim
 			return nil, err
 		}
 		if s := meta.Schema(); s != "" {
-			schema, err := storage.ParseSchema([]byte(s))
+			schema, err := basefile.ParseSchema([]byte(s))
 			if err != nil {
 				return nil, fmt.Errorf("schema of commit %s: %w", commits[i].Time, err)
 			}
@@ -32,9 +33,9 @@ func TableSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Tim
 	if cfg.CreateSchema == "" {
 		return nil, nil
 	}
-	schema, err := storage.ParseSchema([]byte(cfg.CreateSchema))
+	schema, err := basefile.ParseSchema([]byte(cfg.CreateSchema))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", storage.KeyCreateSchema, err)
+		return nil, fmt.Errorf("%s: %w", config.KeyCreateSchema, err)
 	}
 	return schema.WithoutMetaFields(), nil
 }
@@ -46,29 +47,29 @@ func TableSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Tim
 // schema the table was created with when that has it, else it is a
 // nullable string, as Spark reads it; it comes last, where Spark puts
 // partition columns.
-func withPartitionColumns(cfg *storage.TableConfig, schema *storage.Schema) (*storage.Schema, error) {
+func withPartitionColumns(cfg *config.Table, schema *basefile.Schema) (*basefile.Schema, error) {
 	if !cfg.DropPartitionColumns {
 		return schema, nil
 	}
-	var create *storage.Schema
+	var create *basefile.Schema
 	for _, name := range cfg.PartitionFields {
 		if schema.FieldIndex(name) >= 0 {
 			continue
 		}
 		if create == nil && cfg.CreateSchema != "" {
 			var err error
-			if create, err = storage.ParseSchema([]byte(cfg.CreateSchema)); err != nil {
-				return nil, fmt.Errorf("%s: %w", storage.KeyCreateSchema, err)
+			if create, err = basefile.ParseSchema([]byte(cfg.CreateSchema)); err != nil {
+				return nil, fmt.Errorf("%s: %w", config.KeyCreateSchema, err)
 			}
 		}
-		field := storage.Field{Name: name, Type: storage.Nullable(storage.Primitive(storage.KindString))}
+		field := basefile.Field{Name: name, Type: basefile.Nullable(basefile.Primitive(basefile.KindString))}
 		if create != nil {
 			if i := create.FieldIndex(name); i >= 0 {
 				field = create.Fields[i]
 			}
 		}
 		fields := append(slices.Clip(schema.Fields), field)
-		schema = &storage.Schema{Name: schema.Name, Namespace: schema.Namespace, Doc: schema.Doc, Fields: fields}
+		schema = &basefile.Schema{Name: schema.Name, Namespace: schema.Namespace, Doc: schema.Doc, Fields: fields}
 	}
 	return schema, nil
 }
@@ -79,7 +80,7 @@ func withPartitionColumns(cfg *storage.TableConfig, schema *storage.Schema) (*st
 // the active timeline); nil when the table has no schema at all. Every
 // record a scan of view returns, whatever the schema of the file it comes
 // from, has this schema's columns and types.
-func SnapshotSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Timeline, view *View) (*storage.Schema, error) {
+func SnapshotSchema(ctx context.Context, cfg *config.Table, tl *timeline.Timeline, view *View) (*basefile.Schema, error) {
 	schema, err := TableSchema(ctx, cfg, view.Timeline())
 	if err == nil && schema == nil {
 		schema, err = TableSchema(ctx, cfg, tl)
@@ -90,13 +91,13 @@ func SnapshotSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.
 // readerSchema is the schema a scan of view reads: SnapshotSchema with the
 // meta fields first. A table without any schema yet has only the meta
 // fields.
-func readerSchema(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Timeline, view *View) (*storage.Schema, error) {
+func readerSchema(ctx context.Context, cfg *config.Table, tl *timeline.Timeline, view *View) (*basefile.Schema, error) {
 	schema, err := SnapshotSchema(ctx, cfg, tl, view)
 	if err != nil {
 		return nil, err
 	}
 	if schema == nil {
-		schema = &storage.Schema{Name: cfg.Name + "_record", Namespace: "hoodie." + cfg.Name}
+		schema = &basefile.Schema{Name: cfg.Name + "_record", Namespace: "hoodie." + cfg.Name}
 	}
 	return schema.WithMetaFields(), nil
 }

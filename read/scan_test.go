@@ -19,6 +19,8 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/fixtures"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -40,7 +42,7 @@ func scanDir(t testing.TB, dir string, opts Options) (*Scan, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	cfg, err := config.Load(ctx, fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +195,7 @@ func TestFixtureEmptyTableSchema(t *testing.T) {
 // TestFixtureMetaColumns checks keys, partitions and files of the latest
 // snapshots against the README.
 func TestFixtureMetaColumns(t *testing.T) {
-	meta := []string{"id", storage.MetaRecordKey, storage.MetaPartitionPath, storage.MetaFileName, "byteField", "shortField"}
+	meta := []string{"id", basefile.MetaRecordKey, basefile.MetaPartitionPath, basefile.MetaFileName, "byteField", "shortField"}
 	tests := []struct {
 		table string
 		want  [][]any
@@ -320,7 +322,7 @@ func TestFixtureAllTypes(t *testing.T) {
 			})
 			want := []any{
 				int32(1), "Alice", false, int32(15000), int64(1234567890), float32(1), 3.14159,
-				storage.NewDecimal(big.NewInt(1234567890), 5), storage.Date(19448),
+				basefile.NewDecimal(big.NewInt(1234567890), 5), basefile.Date(19448),
 				time.Date(2023, 4, 1, 17, 1, 0, 0, time.UTC), []byte("binary data"),
 				[]any{[]any{"red", int32(100)}, []any{"blue", int32(200)}, []any{"green", int32(300)}},
 				map[string]any{"key1": []any{123.456, true}, "key2": []any{789.012, false}},
@@ -335,7 +337,7 @@ func TestFixtureAllTypes(t *testing.T) {
 
 func TestFixtureProjectionSchema(t *testing.T) {
 	s, err := scanDir(t, fixtures.Unzip(t, "v6_nonpartitioned"), Options{
-		Columns: []string{"structField.child_struct.child_field1", storage.MetaCommitTime, "mapField", "structField.child_struct"},
+		Columns: []string{"structField.child_struct.child_field1", basefile.MetaCommitTime, "mapField", "structField.child_struct"},
 		Where:   "id = 4",
 	})
 	if err != nil {
@@ -495,7 +497,7 @@ func TestReadSlice(t *testing.T) {
 		for _, asOf := range []string{"", fixtureCommits[table][0]} {
 			t.Run(table+"@"+asOf, func(t *testing.T) {
 				dir := fixtures.Unzip(t, table)
-				opts := Options{AsOf: asOf, Columns: append(slices.Clone(readmeColumns), storage.MetaFileName), BatchSize: 1}
+				opts := Options{AsOf: asOf, Columns: append(slices.Clone(readmeColumns), basefile.MetaFileName), BatchSize: 1}
 				want, _ := scanRows(t, dir, opts)
 				s, err := scanDir(t, dir, opts)
 				if err != nil {

@@ -13,6 +13,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 	"github.com/hoodie-dev/hoodie/write"
 )
@@ -31,23 +33,23 @@ type tripsTable struct {
 
 func newTripsTable(t testing.TB, dir string) *tripsTable {
 	t.Helper()
-	return newTripsTableWith(t, dir, func(*storage.TableConfig) {})
+	return newTripsTableWith(t, dir, func(*config.Table) {})
 }
 
 // newTripsTableWith is newTripsTable with the table's configuration
 // changed by edit before the table is created.
-func newTripsTableWith(t testing.TB, dir string, edit func(*storage.TableConfig)) *tripsTable {
+func newTripsTableWith(t testing.TB, dir string, edit func(*config.Table)) *tripsTable {
 	t.Helper()
 	fsys, err := storage.NewLocalFS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := storage.NewTableConfig("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, storage.MergeEventTime)
+	cfg, err := config.NewTable("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, config.MergeEventTime)
 	if err != nil {
 		t.Fatal(err)
 	}
 	edit(cfg)
-	if err := storage.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
+	if err := config.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	tt := newTripsTableAt(t, dir)
@@ -83,7 +85,7 @@ func (tt *tripsTable) scan(opts read.Options) (*read.Scan, error) {
 func openScan(t testing.TB, fsys storage.FS, opts read.Options) (*read.Scan, error) {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	cfg, err := config.Load(ctx, fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +133,7 @@ func TestScanWrittenTable(t *testing.T) {
 	i3 := tt.write(write.OpInsert, more)
 	i4 := tt.write(write.OpDelete, first[:10])
 
-	cols := []string{storage.MetaCommitTime, trips.ColUUID, trips.ColTS, trips.ColFare, trips.ColPartitionPath, storage.MetaRecordKey}
+	cols := []string{basefile.MetaCommitTime, trips.ColUUID, trips.ColTS, trips.ColFare, trips.ColPartitionPath, basefile.MetaRecordKey}
 	want := map[string]trips.Trip{}
 	commit := map[string]string{}
 	apply := func(instant string, ts []trips.Trip) {
@@ -233,7 +235,7 @@ func TestScanStopsEarly(t *testing.T) {
 		}
 
 		cctx, cancel := context.WithCancel(ctx)
-		cfg, err := storage.LoadTableConfig(ctx, tt.fsys)
+		cfg, err := config.Load(ctx, tt.fsys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,22 +268,22 @@ func TestScanStopsEarly(t *testing.T) {
 // cannot be pruned as null.
 func TestScanBytesKeyAndPartition(t *testing.T) {
 	ctx := context.Background()
-	bytesType := storage.Nullable(storage.Primitive(storage.KindBytes))
-	schema := &storage.Schema{Name: "b", Fields: []storage.Field{
-		{Name: "k", Type: storage.Primitive(storage.KindBytes)},
+	bytesType := basefile.Nullable(basefile.Primitive(basefile.KindBytes))
+	schema := &basefile.Schema{Name: "b", Fields: []basefile.Field{
+		{Name: "k", Type: basefile.Primitive(basefile.KindBytes)},
 		{Name: "by", Type: bytesType},
-		{Name: "id", Type: storage.Primitive(storage.KindString)},
+		{Name: "id", Type: basefile.Primitive(basefile.KindString)},
 	}}
 	dir := t.TempDir()
 	fsys, err := storage.NewLocalFS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := storage.NewTableConfig("b", []string{"k"}, "", []string{"by"}, false, "")
+	cfg, err := config.NewTable("b", []string{"k"}, "", []string{"by"}, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := storage.CreateTable(ctx, fsys, cfg, time.Now()); err != nil {
+	if err := config.CreateTable(ctx, fsys, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	w := write.NewWriter(fsys, write.Options{IndexDir: filepath.Join(dir, ".hoodie", ".index"), TableID: dir})
@@ -342,7 +344,7 @@ func TestLoadViewPartitionRemovedMeanwhile(t *testing.T) {
 	tt := newTripsTable(t, t.TempDir())
 	tt.write(write.OpInsert, trips.NewGenerator(3).Inserts(30))
 	// The dead write's partition: its metadata, no base file.
-	if err := storage.EnsurePartitionMetadata(ctx, tt.fsys, "new_partition", "20240101000000000", time.Now()); err != nil {
+	if err := config.EnsurePartitionMetadata(ctx, tt.fsys, "new_partition", "20240101000000000", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	tl, err := timeline.Load(ctx, tt.fsys)

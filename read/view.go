@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -181,7 +183,7 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 			if e.IsDir || !strings.HasSuffix(e.Name, ".parquet") || strings.HasPrefix(e.Name, ".") {
 				continue
 			}
-			name, err := storage.ParseBaseFileName(e.Name)
+			name, err := basefile.ParseName(e.Name)
 			if err != nil {
 				continue // not a base file: ignore, as Hudi does
 			}
@@ -252,7 +254,7 @@ func listPartitions(ctx context.Context, fsys storage.FS, nested bool) ([]string
 			return fmt.Errorf("list %q: %w", dir, err)
 		}
 		for _, e := range entries {
-			if !e.IsDir && storage.IsPartitionMetadataFile(e.Name) {
+			if !e.IsDir && config.IsPartitionMetadataFile(e.Name) {
 				if dir == "." {
 					out = append(out, "")
 				} else {

@@ -1,15 +1,16 @@
-// Package storage is the bytes-and-files layer of a Hoodie table. Every
-// other package reaches a table's files through it.
+// Package storage is the file layer of a Hoodie table. Every other
+// package reaches a table's files through it.
 //
 // It holds:
 //
 //   - the file-system abstraction FS, with LocalFS and MemFS;
 //   - the writer lock (Lock, Locker, LockHolder);
-//   - hoodie.properties (Properties, TableConfig) and partition metadata;
-//   - partition path encoding (ParsePartitionPath);
-//   - the table schema, as Avro JSON and in its Parquet form (Schema);
-//   - the value model (storage/value.go);
-//   - Parquet base files: writing, reading, bloom filters, page indexes.
+//   - the paths of a table's metadata folder (MetaFolder, PropertiesFile).
+//
+// What the files hold lives in its subpackages: storage/config reads and
+// writes hoodie.properties and partition metadata, storage/basefile the
+// Parquet base files and the schema and values they hold. storage/faultfs
+// wraps an FS to fail a chosen step, for crash tests.
 //
 // # Paths
 //

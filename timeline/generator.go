@@ -8,7 +8,7 @@ import (
 
 // Generator hands out new instant times for one table, as wall-clock times in
 // the table's timeline zone (UTC unless SetLocation says otherwise; see
-// storage.TimelineTimezone). The times it returns are strictly increasing,
+// config.TimelineTimezone). The times it returns are strictly increasing,
 // and later than the latest instant the caller has seen on the timeline, even
 // when the clock stands still or steps back: a new time is max(now, latest on
 // the timeline + 1ms, previous time from this generator + 1ms), truncated to

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"path"
 	"strings"
-)
 
-// MetaFolder is the folder of a table's timeline, relative to its base path
-// (Hudi's HoodieTableMetaClient.METAFOLDER_NAME).
-const MetaFolder = ".hoodie"
+	"github.com/hoodie-dev/hoodie/storage"
+)
 
 // Action is what an instant does to the table, as named by Hudi's
 // HoodieTimeline constants.
@@ -204,7 +202,7 @@ func (in Instant) Path() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return path.Join(MetaFolder, name), nil
+	return path.Join(storage.MetaFolder, name), nil
 }
 
 // withState returns the instant of the same time and action in state s, with

@@ -10,7 +10,7 @@ import (
 // Instant times are 17 decimal digits, yyyyMMddHHmmssSSS (Hudi's
 // HoodieInstantTimeGenerator.MILLIS_INSTANT_TIMESTAMP_FORMAT): a wall-clock
 // time, without a zone, in the table's timeline zone, which
-// hoodie.table.timeline.timezone names (storage.TimelineTimezone). A table
+// hoodie.table.timeline.timezone names (config.TimelineTimezone). A table
 // without the property is LOCAL, Hudi's default: its writers make instant
 // times in their own local time zone (Spark in the JVM's default zone). UTC
 // tables, which Hoodie creates, have UTC instant times.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // ActionClustering is a clustering of timeline layout 2 (Hudi 1.x
@@ -17,7 +18,7 @@ import (
 const ActionClustering Action = "clustering"
 
 // KeyTimelinePath is the hoodie.properties key of a layout 2 table's
-// timeline folder, relative to MetaFolder (HoodieTableConfig.TIMELINE_PATH).
+// timeline folder, relative to storage.MetaFolder (HoodieTableConfig.TIMELINE_PATH).
 const KeyTimelinePath = "hoodie.timeline.path"
 
 // DefaultTimelinePath is KeyTimelinePath's default: Hudi 1.x keeps the
@@ -57,7 +58,7 @@ type Layout struct {
 }
 
 // LayoutV1 is the layout of table version 6, which Hoodie writes.
-var LayoutV1 = Layout{Version: 1, Folder: MetaFolder}
+var LayoutV1 = Layout{Version: 1, Folder: storage.MetaFolder}
 
 // LayoutOf returns the timeline layout that cfg declares: layout 1 for
 // hoodie.timeline.layout.version 0 or 1, layout 2 for version 2, in the
@@ -65,12 +66,12 @@ var LayoutV1 = Layout{Version: 1, Folder: MetaFolder}
 // DefaultTimelinePath) with its history in the folder that
 // hoodie.timeline.history.path names in that one (default
 // DefaultHistoryPath). A path that leaves its parent is an error.
-func LayoutOf(cfg *storage.TableConfig) (Layout, error) {
+func LayoutOf(cfg *config.Table) (Layout, error) {
 	switch cfg.TimelineLayoutVersion {
 	case 0, 1:
 		return LayoutV1, nil
 	case 2:
-		folder, err := subfolder(cfg, KeyTimelinePath, DefaultTimelinePath, MetaFolder)
+		folder, err := subfolder(cfg, KeyTimelinePath, DefaultTimelinePath, storage.MetaFolder)
 		if err != nil {
 			return Layout{}, err
 		}
@@ -80,12 +81,12 @@ func LayoutOf(cfg *storage.TableConfig) (Layout, error) {
 		}
 		return Layout{Version: 2, Folder: folder, History: history}, nil
 	}
-	return Layout{}, fmt.Errorf("%s %d: Hoodie reads timeline layouts 1 and 2", storage.KeyTimelineLayoutVersion, cfg.TimelineLayoutVersion)
+	return Layout{}, fmt.Errorf("%s %d: Hoodie reads timeline layouts 1 and 2", config.KeyTimelineLayoutVersion, cfg.TimelineLayoutVersion)
 }
 
 // subfolder returns the folder that cfg's property key (default def) names
 // inside parent. A path that leaves parent is an error.
-func subfolder(cfg *storage.TableConfig, key, def, parent string) (string, error) {
+func subfolder(cfg *config.Table, key, def, parent string) (string, error) {
 	dir := def
 	if cfg.Extra != nil {
 		dir = cfg.Extra.GetOr(key, def)
@@ -101,8 +102,8 @@ func subfolder(cfg *storage.TableConfig, key, def, parent string) (string, error
 // hoodie.properties. A folder without one (no table yet) is read in layout
 // 1.
 func tableLayout(ctx context.Context, fsys storage.FS) (Layout, error) {
-	cfg, err := storage.LoadTableConfig(ctx, fsys)
-	if errors.Is(err, storage.ErrNotATable) {
+	cfg, err := config.Load(ctx, fsys)
+	if errors.Is(err, config.ErrNotATable) {
 		return LayoutV1, nil
 	}
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/hudi1test"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // completion is a completion time after ts.
@@ -105,13 +106,13 @@ func FuzzLayoutV2ParseFileName(f *testing.F) {
 
 // v8Config returns the configuration of a table of version 8 whose
 // timeline path is dir ("" for none).
-func v8Config(t *testing.T, dir string) *storage.TableConfig {
+func v8Config(t *testing.T, dir string) *config.Table {
 	t.Helper()
-	cfg, err := storage.NewTableConfig("t", []string{"id"}, "ts", []string{"part"}, false, storage.MergeEventTime)
+	cfg, err := config.NewTable("t", []string{"id"}, "ts", []string{"part"}, false, config.MergeEventTime)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Version, cfg.TimelineLayoutVersion = storage.ReadOnlyTableVersion, storage.ReadOnlyTimelineLayoutVersion
+	cfg.Version, cfg.TimelineLayoutVersion = config.ReadOnlyTableVersion, config.ReadOnlyTimelineLayoutVersion
 	if dir != "" {
 		cfg.Extra.Set(KeyTimelinePath, dir)
 	}
@@ -150,7 +151,7 @@ func TestLayoutOf(t *testing.T) {
 	if l, err := LayoutOf(cfg); err == nil {
 		t.Errorf("history path ../../data: layout %+v, want an error", l)
 	}
-	cfg, err := storage.NewTableConfig("t", []string{"id"}, "", nil, false, "")
+	cfg, err := config.NewTable("t", []string{"id"}, "", nil, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestLoadVersion8(t *testing.T) {
 
 	// Once archival has written to the history folder, the timeline knows
 	// older instants exist.
-	if err := fsys.WriteFile(ctx, path.Join(MetaFolder, "tl", DefaultHistoryPath, "_version_"), []byte("1")); err != nil {
+	if err := fsys.WriteFile(ctx, path.Join(storage.MetaFolder, "tl", DefaultHistoryPath, "_version_"), []byte("1")); err != nil {
 		t.Fatal(err)
 	}
 	if tl, err = Load(ctx, fsys); err != nil || !tl.HasHistory() {

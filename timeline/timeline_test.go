@@ -21,11 +21,11 @@ func newTable(t *testing.T, files map[string]string) storage.FS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fsys.MkdirAll(ctx, MetaFolder); err != nil {
+	if err := fsys.MkdirAll(ctx, storage.MetaFolder); err != nil {
 		t.Fatal(err)
 	}
 	for name, data := range files {
-		p := path.Join(MetaFolder, name)
+		p := path.Join(storage.MetaFolder, name)
 		if strings.HasSuffix(name, "/") {
 			err = fsys.MkdirAll(ctx, p)
 		} else {

@@ -54,7 +54,7 @@ func marshal(t *testing.T, m interface{ MarshalJSON() ([]byte, error) }) []byte 
 
 func readFile(t *testing.T, fsys storage.FS, name string) []byte {
 	t.Helper()
-	data, err := fsys.ReadFile(context.Background(), MetaFolder+"/"+name)
+	data, err := fsys.ReadFile(context.Background(), storage.MetaFolder+"/"+name)
 	if err != nil {
 		t.Fatal(err)
 	}

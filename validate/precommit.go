@@ -30,6 +30,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/valuefmt"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -69,7 +70,7 @@ var _ write.PreCommitHook = (*Hook)(nil)
 // and no error, when hoodie.precommit.validators names none. An unknown
 // validator class, or a validator without queries, is an error naming the
 // setting.
-func FromSettings(props *storage.Properties) (*Hook, error) {
+func FromSettings(props *config.Properties) (*Hook, error) {
 	names, _ := props.Get(KeyValidators)
 	h := &Hook{}
 	for _, name := range strings.Split(names, ",") {

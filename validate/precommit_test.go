@@ -13,7 +13,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/internal/triptable"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -42,7 +42,7 @@ func newTripsTable(t *testing.T, root string, seed int64, n int) (*hoodie.Table,
 // settings props name.
 func validatedUpsert(t *testing.T, table *hoodie.Table, props map[string]string, batch []trips.Trip) error {
 	t.Helper()
-	p := storage.NewProperties()
+	p := config.NewProperties()
 	for k, v := range props {
 		p.Set(k, v)
 	}
@@ -113,7 +113,7 @@ func TestFromSettingsErrors(t *testing.T) {
 		{map[string]string{KeyValidators: SingleResultValidator, KeySingleValueQueries: "select 1"}, "no #expected"},
 	}
 	for _, tt := range tests {
-		props := storage.NewProperties()
+		props := config.NewProperties()
 		for k, v := range tt.props {
 			props.Set(k, v)
 		}
@@ -121,7 +121,7 @@ func TestFromSettingsErrors(t *testing.T) {
 			t.Errorf("%v: got %v, want %q", tt.props, err, tt.want)
 		}
 	}
-	if h, err := FromSettings(storage.NewProperties()); h != nil || err != nil {
+	if h, err := FromSettings(config.NewProperties()); h != nil || err != nil {
 		t.Errorf("no validators: %v, %v", h, err)
 	}
 }
@@ -142,7 +142,7 @@ func TestValidatorsSeeTheMetaColumnsOfATableWithoutMetaFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	batch := gen.Inserts(5)
-	props := storage.NewProperties()
+	props := config.NewProperties()
 	props.Set(KeyValidators, SingleResultValidator+","+InequalityValidator)
 	// Every record has a commit time, partition path and file name, and no
 	// record key or sequence number; the newest commit time changes.

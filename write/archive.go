@@ -218,9 +218,9 @@ type instantFile struct {
 // has on the active timeline, in Hudi's order: cleans and rollbacks, then
 // commits, each instant's files from requested to completed.
 func (w *Writer) instantFiles(ctx context.Context, instants []timeline.Instant) ([]instantFile, error) {
-	entries, err := w.fsys.ReadDir(ctx, timeline.MetaFolder)
+	entries, err := w.fsys.ReadDir(ctx, storage.MetaFolder)
 	if err != nil {
-		return nil, fmt.Errorf("archive: list %s: %w", timeline.MetaFolder, err)
+		return nil, fmt.Errorf("archive: list %s: %w", storage.MetaFolder, err)
 	}
 	type key struct {
 		time   string
@@ -233,7 +233,7 @@ func (w *Writer) instantFiles(ctx context.Context, instants []timeline.Instant) 
 			continue
 		}
 		k := key{in.Time, timeline.CompletedAction(in.Action)}
-		byInstant[k] = append(byInstant[k], instantFile{instant: in, path: path.Join(timeline.MetaFolder, e.Name), modTime: e.ModTime})
+		byInstant[k] = append(byInstant[k], instantFile{instant: in, path: path.Join(storage.MetaFolder, e.Name), modTime: e.ModTime})
 	}
 	var out []instantFile
 	for _, service := range []bool{true, false} {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -56,15 +58,15 @@ func archivedTable(b *testing.B, n int) storage.FS {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg, err := storage.NewTableConfig("bench", []string{"uuid"}, "ts", []string{"partitionpath"}, false, storage.MergeEventTime)
+	cfg, err := config.NewTable("bench", []string{"uuid"}, "ts", []string{"partitionpath"}, false, config.MergeEventTime)
 	if err != nil {
 		b.Fatal(err)
 	}
 	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	if err := storage.CreateTable(ctx, fsys, cfg, start); err != nil {
+	if err := config.CreateTable(ctx, fsys, cfg, start); err != nil {
 		b.Fatal(err)
 	}
-	if err := storage.EnsurePartitionMetadata(ctx, fsys, "p", "20240101000000000", start); err != nil {
+	if err := config.EnsurePartitionMetadata(ctx, fsys, "p", "20240101000000000", start); err != nil {
 		b.Fatal(err)
 	}
 	latest := map[string]string{} // file id -> its latest file
@@ -84,7 +86,7 @@ func archivedTable(b *testing.B, n int) storage.FS {
 			b.Fatal(err)
 		}
 		for sfx, data := range map[string][]byte{".commit.requested": nil, ".inflight": meta, ".commit": meta} {
-			if err := fsys.WriteFile(ctx, path.Join(timeline.MetaFolder, instant+sfx), data); err != nil {
+			if err := fsys.WriteFile(ctx, path.Join(storage.MetaFolder, instant+sfx), data); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -102,7 +104,7 @@ func archivedTable(b *testing.B, n int) storage.FS {
 	}
 	first, _ := tl.CompletedCommits().First()
 	for _, f := range files {
-		name, err := storage.ParseBaseFileName(path.Base(f))
+		name, err := basefile.ParseName(path.Base(f))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/avrofile/avrofiletest"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/storage/faultfs"
 	"github.com/hoodie-dev/hoodie/timeline"
 	archivetl "github.com/hoodie-dev/hoodie/timeline/archive"
@@ -174,7 +175,7 @@ func TestArchiveKeeps(t *testing.T) {
 	}
 	put := func(t *testing.T, at *archiveTable, name string, data []byte) {
 		t.Helper()
-		if err := at.mem.WriteFile(ctx, path.Join(timeline.MetaFolder, name), data); err != nil {
+		if err := at.mem.WriteFile(ctx, path.Join(storage.MetaFolder, name), data); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -239,7 +240,7 @@ func TestArchiveKeeps(t *testing.T) {
 // TestArchiveRefusesBounds: Hudi needs more commits kept at most than at
 // least.
 func TestArchiveRefusesBounds(t *testing.T) {
-	props := storage.NewProperties()
+	props := config.NewProperties()
 	props.Set(KeyKeepMinCommits, "5")
 	props.Set(KeyKeepMaxCommits, "5")
 	if _, err := ParseSettings(props); err == nil || !errors.Is(err, ErrRefused) && err.Error() == "" {
@@ -354,7 +355,7 @@ func TestArchiveKilled(t *testing.T) {
 		t.Skip("kills child processes; skipped in -short mode")
 	}
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	// Each child is killed after a few commits, a moment into the next
 	// one (its write, or the archival after it).
 	for round, delay := range []time.Duration{0, 5 * time.Millisecond, 15 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond} {

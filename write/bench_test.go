@@ -7,7 +7,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // benchRows is the size of the benchmark table, as the performance targets
@@ -59,7 +59,7 @@ func benchBulkInsert(b *testing.B, settings Settings, populateMeta bool) {
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		tt := newTripsTableWith(b, storage.MergeEventTime, settings, populateMeta)
+		tt := newTripsTableWith(b, config.MergeEventTime, settings, populateMeta)
 		b.StartTimer()
 		tt.write(OpBulkInsert, in)
 	}
@@ -71,7 +71,7 @@ func benchTable(b *testing.B) (*testTable, []trips.Trip, *trips.Generator) {
 	b.Helper()
 	gen := trips.NewGenerator(1)
 	all := gen.Inserts(benchRows)
-	tt := newTripsTable(b, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(b, config.MergeEventTime, Settings{})
 	tt.write(OpBulkInsert, tripsInput(all))
 	return tt, all, gen
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -340,7 +341,7 @@ func earliestCommitToRetain(tl *timeline.Timeline, s CleanerSettings, now time.T
 // replaced. KEEP_LATEST_FILE_VERSIONS keeps the newest FileVersionsRetained
 // versions of each live group and deletes every replaced group. A file a
 // savepoint keeps is never deleted.
-func planClean(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, cfg *storage.TableConfig, s CleanerSettings, now time.Time, loc *time.Location) (*timeline.CleanerPlan, error) {
+func planClean(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, cfg *config.Table, s CleanerSettings, now time.Time, loc *time.Location) (*timeline.CleanerPlan, error) {
 	plan := &timeline.CleanerPlan{Policy: s.Policy, FilesToDelete: map[string][]string{}, PartitionsToDelete: []string{}, Extra: map[string]string{}}
 	if last, ok := tl.CompletedCommits().Last(); ok {
 		plan.LastCompletedCommit = last.Time

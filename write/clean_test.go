@@ -16,6 +16,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/storage/faultfs"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
@@ -68,7 +70,7 @@ func baseFiles(t *testing.T, fsys storage.FS) map[string][]string {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			if name, err := storage.ParseBaseFileName(e.Name); err == nil {
+			if name, err := basefile.ParseName(e.Name); err == nil {
 				out[name.InstantTime] = append(out[name.InstantTime], path.Join(p, e.Name))
 			}
 		}
@@ -315,7 +317,7 @@ func TestCleanReplacedFileGroups(t *testing.T) {
 		n := 0
 		for _, files := range baseFiles(t, fsys) {
 			for _, f := range files {
-				if name, _ := storage.ParseBaseFileName(path.Base(f)); name.FileID == victim.FileID {
+				if name, _ := basefile.ParseName(path.Base(f)); name.FileID == victim.FileID {
 					n++
 				}
 			}
@@ -476,7 +478,7 @@ func TestCleanKilled(t *testing.T) {
 		t.Skip("kills child processes; skipped in -short mode")
 	}
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	tt.write(OpBulkInsert, tripsInput(trips.NewGenerator(3).Inserts(killedCleanerKeys)))
 	for _, delay := range []time.Duration{0, 30 * time.Millisecond, 100 * time.Millisecond, 300 * time.Millisecond, 700 * time.Millisecond} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCleanKilled$")

@@ -14,7 +14,8 @@ import (
 
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -217,7 +218,7 @@ func (c *commit) clusterTasks(ctx context.Context) ([]*fileGroupTask, error) {
 			if len(chunk) == 0 {
 				continue
 			}
-			tasks = append(tasks, &fileGroupTask{partition: partition, fileID: storage.NewFileID(), clustered: chunk})
+			tasks = append(tasks, &fileGroupTask{partition: partition, fileID: basefile.NewFileID(), clustered: chunk})
 		}
 	}
 	return tasks, nil
@@ -242,7 +243,7 @@ func (c *commit) sortColumns() ([]int, error) {
 	}
 	offset := 0
 	if c.w.cfg.PopulateMetaFields {
-		offset = storage.NumMetaFields
+		offset = basefile.NumMetaFields
 	}
 	var out []int
 	for _, name := range names {
@@ -275,13 +276,13 @@ func compareNullsFirst(a, b any) int {
 // readClustered reads every record of a base file, converted to the
 // write's file schema.
 func (e *taskEnv) readClustered(ctx context.Context, path string) ([]clusteredRow, error) {
-	bf, err := storage.OpenBaseFile(ctx, e.w.fsys, path)
+	bf, err := basefile.Open(ctx, e.w.fsys, path)
 	if err != nil {
 		return nil, err
 	}
 	defer bf.Close()
 	if e.keys == nil && !bf.Schema().HasMetaFields() {
-		return nil, fmt.Errorf("base file %s has no Hudi meta fields, but the table has %s=true", path, storage.KeyPopulateMetaFields)
+		return nil, fmt.Errorf("base file %s has no Hudi meta fields, but the table has %s=true", path, config.KeyPopulateMetaFields)
 	}
 	var conv *rowConverter
 	if !parquet.EqualNodes(bf.Parquet().Schema(), e.parquetSchema) {
@@ -310,8 +311,8 @@ func (e *taskEnv) readClustered(ctx context.Context, path string) ([]clusteredRo
 				if key, err = e.keys.RecordKey(values); err != nil {
 					return nil, fmt.Errorf("base file %s: %w", path, err)
 				}
-			} else if key, _ = values[storage.MetaRecordKeyPos].(string); key == "" {
-				return nil, fmt.Errorf("base file %s: a row has no %s", path, storage.MetaRecordKey)
+			} else if key, _ = values[basefile.MetaRecordKeyPos].(string); key == "" {
+				return nil, fmt.Errorf("base file %s: a row has no %s", path, basefile.MetaRecordKey)
 			}
 			out = append(out, clusteredRow{key: key, values: values})
 		}

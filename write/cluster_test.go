@@ -16,6 +16,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/basefiletest"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/storage/faultfs"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
@@ -46,7 +47,7 @@ func withoutFileNames(snap map[string][]any) map[string][]any {
 // and sort columns ordering the records of the files written.
 func TestCluster(t *testing.T) {
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, smallGroupsSettings())
+	tt := newTripsTable(t, config.MergeEventTime, smallGroupsSettings())
 	gen := trips.NewGenerator(31)
 	var all []trips.Trip
 	for range 4 {
@@ -205,7 +206,7 @@ func TestReplaceKilled(t *testing.T) {
 		t.Skip("kills child processes; skipped in -short mode")
 	}
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, killedReplacerSettings())
+	tt := newTripsTable(t, config.MergeEventTime, killedReplacerSettings())
 	tt.write(OpBulkInsert, tripsInput(trips.NewGenerator(33).Inserts(killedReplacerRecords)))
 	before := dataOf(snapshot(t, tt.fsys, ""))
 	for _, delay := range []time.Duration{0, 30 * time.Millisecond, 100 * time.Millisecond, 300 * time.Millisecond, 700 * time.Millisecond} {

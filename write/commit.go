@@ -11,7 +11,8 @@ import (
 
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -23,7 +24,7 @@ type commit struct {
 	in                 *Input
 	tl                 *timeline.Timeline
 	view               *read.View
-	schema             *storage.Schema
+	schema             *basefile.Schema
 	tableSchemaChanged bool
 
 	instant timeline.Instant
@@ -346,7 +347,7 @@ func (c *commit) ensurePartitions(ctx context.Context, tasks []*fileGroupTask) e
 			continue
 		}
 		seen[t.partition] = true
-		if err := storage.EnsurePartitionMetadata(ctx, c.w.fsys, t.partition, c.instant.Time, c.w.opts.Clock()); err != nil {
+		if err := config.EnsurePartitionMetadata(ctx, c.w.fsys, t.partition, c.instant.Time, c.w.opts.Clock()); err != nil {
 			return err
 		}
 	}
@@ -503,7 +504,7 @@ func (c *commit) finish(ctx context.Context, res *Result) {
 		if s, err := c.schema.MarshalJSON(); err == nil {
 			cfg := *w.cfg
 			cfg.CreateSchema = string(s)
-			warn("recording the schema in hoodie.properties", storage.UpdateTableConfig(ctx, w.fsys, &cfg, w.opts.Clock()))
+			warn("recording the schema in hoodie.properties", config.Update(ctx, w.fsys, &cfg, w.opts.Clock()))
 		}
 	}
 	t := c.meta.Totals()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -48,7 +49,7 @@ func TestWriteRefusesConcurrentCommitOfItsFileGroup(t *testing.T) {
 			name = "same file group"
 		}
 		t.Run(name, func(t *testing.T) {
-			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			tt := newTripsTable(t, config.MergeEventTime, Settings{})
 			gen := trips.NewGenerator(3)
 			first := gen.Inserts(10)
 			tt.write(OpInsert, tripsInput(first))

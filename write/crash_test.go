@@ -17,6 +17,7 @@ import (
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/storage/faultfs"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
@@ -50,7 +51,7 @@ func equalData(a, b map[string]string) bool {
 func verifyIndex(t *testing.T, fsys storage.FS, indexDir, tableID string) {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	cfg, err := config.Load(ctx, fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestWriteCrashAtEveryStep(t *testing.T) {
 		{name: "insert", do: writeOf(OpInsert, gen.Inserts(6)), minSteps: 8},
 		{name: "insert-overwrite", do: writeOf(OpInsertOverwrite, overwrite), minSteps: 8},
 		{name: "delete-partition", do: func(w *Writer) error {
-			_, err := w.DeletePartitions(ctx, []string{storage.EscapePartitionValue(initial[0].PartitionPath)})
+			_, err := w.DeletePartitions(ctx, []string{config.EscapePartitionValue(initial[0].PartitionPath)})
 			return err
 		}, again: func(err error) bool { return errors.Is(err, ErrRefused) }, minSteps: 5},
 	}
@@ -247,7 +248,7 @@ func TestWriteKilled(t *testing.T) {
 		t.Skip("kills child processes; skipped in -short mode")
 	}
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	gen := trips.NewGenerator(3)
 	initial := gen.Inserts(50_000)
 	tt.write(OpBulkInsert, tripsInput(initial))
@@ -404,7 +405,7 @@ func TestWriteCompleteFailsAfterCommitPoint(t *testing.T) {
 // after its commit point leaves them): nothing may be deleted.
 func TestRollbackPendingKeepsCompletedInstant(t *testing.T) {
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	res := tt.write(OpInsert, tripsInput(trips.NewGenerator(15).Inserts(30)))
 	for _, f := range res.Files {
 		if err := createMarker(ctx, tt.fsys, res.Instant, f.Path, markerCreate); err != nil {

@@ -10,6 +10,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -19,9 +21,9 @@ import (
 // has the column back, as Spark reads it, and a delete removes the records.
 func TestDeleteWhenCommitSchemaDropsPartitionColumn(t *testing.T) {
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
-	editConfig(t, tt, func(cfg *storage.TableConfig) { cfg.DropPartitionColumns = true })
-	cfg, err := storage.LoadTableConfig(ctx, tt.fsys)
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
+	editConfig(t, tt, func(cfg *config.Table) { cfg.DropPartitionColumns = true })
+	cfg, err := config.Load(ctx, tt.fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +35,7 @@ func TestDeleteWhenCommitSchemaDropsPartitionColumn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if i := schema.FieldIndex(trips.ColPartitionPath); i != len(schema.Fields)-1 || !schema.Fields[i].Type.Equal(storage.Nullable(storage.Primitive(storage.KindString))) {
+	if i := schema.FieldIndex(trips.ColPartitionPath); i != len(schema.Fields)-1 || !schema.Fields[i].Type.Equal(basefile.Nullable(basefile.Primitive(basefile.KindString))) {
 		t.Errorf("table schema %v: want %s last, a nullable string", schema.Fields, trips.ColPartitionPath)
 	}
 	tt.write(OpDelete, tripsInput(ins[:3]))

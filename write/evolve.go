@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // EvolveSchema returns the table schema after a write whose input has the
@@ -26,21 +26,21 @@ import (
 // here: Writer.Write checks the table's files (see Settings.LossyWidening).
 //
 // changed reports whether the result differs from table.
-func EvolveSchema(table, in *storage.Schema, keyColumns []string) (evolved *storage.Schema, changed bool, err error) {
+func EvolveSchema(table, in *basefile.Schema, keyColumns []string) (evolved *basefile.Schema, changed bool, err error) {
 	if table == nil {
-		fields := make([]storage.Field, len(in.Fields))
+		fields := make([]basefile.Field, len(in.Fields))
 		for i, f := range in.Fields {
-			if storage.IsMetaField(f.Name) {
+			if basefile.IsMetaField(f.Name) {
 				return nil, false, fmt.Errorf("input column %q is a Hudi meta column; leave it out", f.Name)
 			}
-			fields[i] = storage.Field{Name: f.Name, Type: storage.Nullable(f.Type), Doc: f.Doc}
+			fields[i] = basefile.Field{Name: f.Name, Type: basefile.Nullable(f.Type), Doc: f.Doc}
 		}
-		s := &storage.Schema{Name: in.Name, Namespace: in.Namespace, Fields: fields}
+		s := &basefile.Schema{Name: in.Name, Namespace: in.Namespace, Fields: fields}
 		return s, true, s.Validate()
 	}
-	fields := append([]storage.Field(nil), table.Fields...)
+	fields := append([]basefile.Field(nil), table.Fields...)
 	for _, f := range in.Fields {
-		if storage.IsMetaField(f.Name) {
+		if basefile.IsMetaField(f.Name) {
 			return nil, false, fmt.Errorf("input column %q is a Hudi meta column; leave it out", f.Name)
 		}
 		i := table.FieldIndex(f.Name)
@@ -49,7 +49,7 @@ func EvolveSchema(table, in *storage.Schema, keyColumns []string) (evolved *stor
 				return nil, false, fmt.Errorf("input column %q differs from the table's column %q only in case, which Spark, DuckDB and SQL do not tell apart; name it as the table does",
 					f.Name, table.Fields[j].Name)
 			}
-			fields = append(fields, storage.Field{Name: f.Name, Type: storage.Nullable(f.Type), Doc: f.Doc})
+			fields = append(fields, basefile.Field{Name: f.Name, Type: basefile.Nullable(f.Type), Doc: f.Doc})
 			changed = true
 			continue
 		}
@@ -69,7 +69,7 @@ func EvolveSchema(table, in *storage.Schema, keyColumns []string) (evolved *stor
 	if !changed {
 		return table, false, nil
 	}
-	s := &storage.Schema{Name: table.Name, Namespace: table.Namespace, Doc: table.Doc, Fields: fields}
+	s := &basefile.Schema{Name: table.Name, Namespace: table.Namespace, Doc: table.Doc, Fields: fields}
 	if err := s.Validate(); err != nil {
 		return nil, false, err
 	}
@@ -78,20 +78,20 @@ func EvolveSchema(table, in *storage.Schema, keyColumns []string) (evolved *stor
 
 // foldedIndex returns the index of the field whose name equals name but
 // for case (Unicode simple folding), or -1.
-func foldedIndex(fields []storage.Field, name string) int {
-	return slices.IndexFunc(fields, func(f storage.Field) bool { return strings.EqualFold(f.Name, name) })
+func foldedIndex(fields []basefile.Field, name string) int {
+	return slices.IndexFunc(fields, func(f basefile.Field) bool { return strings.EqualFold(f.Name, name) })
 }
 
 // checkColumnNames fails if two of the columns, or two fields of a record
 // inside one, differ only in case (see caseTwins), or a column differs
 // from a Hudi meta column only in case.
-func checkColumnNames(fields []storage.Field) error {
+func checkColumnNames(fields []basefile.Field) error {
 	const why = "which Spark, DuckDB and SQL do not tell apart"
 	if a, b, twins := caseTwins(fields); twins {
 		return fmt.Errorf("columns %q and %q differ only in case, %s; rename one", a, b, why)
 	}
 	for _, f := range fields {
-		for _, m := range storage.MetaFieldNames {
+		for _, m := range basefile.MetaFieldNames {
 			if f.Name != m && strings.EqualFold(f.Name, m) {
 				return fmt.Errorf("column %q differs from Hudi's meta column %q only in case, %s; rename it", f.Name, m, why)
 			}
@@ -104,7 +104,7 @@ func checkColumnNames(fields []storage.Field) error {
 // types (in records, arrays and maps), whose names differ only in case, as
 // a path each ("r.v" and "r.V"); ok is false when there are none. Spark,
 // DuckDB and SQL take names in any case: such columns cannot be told apart.
-func caseTwins(fields []storage.Field) (a, b string, ok bool) {
+func caseTwins(fields []basefile.Field) (a, b string, ok bool) {
 	for i, f := range fields {
 		for _, g := range fields[:i] {
 			if strings.EqualFold(f.Name, g.Name) {
@@ -118,13 +118,13 @@ func caseTwins(fields []storage.Field) (a, b string, ok bool) {
 	return "", "", false
 }
 
-func typeCaseTwins(t *storage.Type) (a, b string, ok bool) {
+func typeCaseTwins(t *basefile.Type) (a, b string, ok bool) {
 	switch t.Kind {
-	case storage.KindRecord:
+	case basefile.KindRecord:
 		return caseTwins(t.Fields)
-	case storage.KindArray:
+	case basefile.KindArray:
 		return typeCaseTwins(t.Items)
-	case storage.KindMap:
+	case basefile.KindMap:
 		return typeCaseTwins(t.Values)
 	}
 	return "", "", false
@@ -132,19 +132,19 @@ func typeCaseTwins(t *storage.Type) (a, b string, ok bool) {
 
 // intToLong reports whether widening from to to is int -> long, the one
 // widening that renders values as before.
-func intToLong(from, to *storage.Type) bool {
-	plain := func(t *storage.Type, k storage.Kind) bool { return t.Kind == k && t.Logical == storage.LogicalNone }
-	return plain(from, storage.KindInt) && plain(to, storage.KindLong)
+func intToLong(from, to *basefile.Type) bool {
+	plain := func(t *basefile.Type, k basefile.Kind) bool { return t.Kind == k && t.Logical == basefile.LogicalNone }
+	return plain(from, basefile.KindInt) && plain(to, basefile.KindLong)
 }
 
 // widen returns the table column type that holds both the table's values
 // and the input's: table itself when the input type is the same or narrower,
 // a wider numeric type, or an error.
-func widen(table, in *storage.Type) (*storage.Type, error) {
+func widen(table, in *basefile.Type) (*basefile.Type, error) {
 	if sameShape(table, in) {
 		return table, nil
 	}
-	rt, ri := storage.WideningRank(table), storage.WideningRank(in)
+	rt, ri := basefile.WideningRank(table), basefile.WideningRank(in)
 	switch {
 	case rt > 0 && ri > 0 && ri <= rt:
 		return table, nil
@@ -159,18 +159,18 @@ func widen(table, in *storage.Type) (*storage.Type, error) {
 
 // sameShape reports types equal but for nullability and names of named
 // types.
-func sameShape(a, b *storage.Type) bool {
+func sameShape(a, b *basefile.Type) bool {
 	if a.Kind != b.Kind || a.Logical != b.Logical || a.Precision != b.Precision || a.Scale != b.Scale {
 		return false
 	}
 	switch a.Kind {
-	case storage.KindFixed:
+	case basefile.KindFixed:
 		return a.Size == b.Size
-	case storage.KindArray:
+	case basefile.KindArray:
 		return sameShape(a.Items, b.Items) || canConvert(a.Items, b.Items)
-	case storage.KindMap:
+	case basefile.KindMap:
 		return sameShape(a.Values, b.Values) || canConvert(a.Values, b.Values)
-	case storage.KindRecord:
+	case basefile.KindRecord:
 		for _, f := range b.Fields {
 			i := fieldIndex(a.Fields, f.Name)
 			if i < 0 || !(sameShape(a.Fields[i].Type, f.Type) || canConvert(a.Fields[i].Type, f.Type)) {
@@ -183,7 +183,7 @@ func sameShape(a, b *storage.Type) bool {
 			}
 		}
 		return true
-	case storage.KindEnum:
+	case basefile.KindEnum:
 		return true
 	}
 	return true
@@ -191,15 +191,15 @@ func sameShape(a, b *storage.Type) bool {
 
 // canConvert reports whether values of type in convert to type to without
 // loss: the same shape, or a narrower number.
-func canConvert(to, in *storage.Type) bool {
+func canConvert(to, in *basefile.Type) bool {
 	if sameShape(to, in) {
 		return true
 	}
-	rt, ri := storage.WideningRank(to), storage.WideningRank(in)
+	rt, ri := basefile.WideningRank(to), basefile.WideningRank(in)
 	return rt > 0 && ri > 0 && ri <= rt
 }
 
-func fieldIndex(fields []storage.Field, name string) int {
+func fieldIndex(fields []basefile.Field, name string) int {
 	for i, f := range fields {
 		if f.Name == name {
 			return i
@@ -208,8 +208,8 @@ func fieldIndex(fields []storage.Field, name string) int {
 	return -1
 }
 
-func typeName(t *storage.Type) string {
-	if t.Logical != storage.LogicalNone {
+func typeName(t *basefile.Type) string {
+	if t.Logical != basefile.LogicalNone {
 		return t.Logical.String()
 	}
 	return t.Kind.String()
@@ -217,7 +217,7 @@ func typeName(t *storage.Type) string {
 
 // rowConverter maps rows of an input schema onto a table schema.
 type rowConverter struct {
-	table    *storage.Schema
+	table    *basefile.Schema
 	sources  []int // input position of each table column, -1 when absent
 	convert  []func(any) (any, error)
 	required []bool
@@ -230,7 +230,7 @@ type rowConverter struct {
 	width    int // the number of columns of the input's rows
 }
 
-func newRowConverter(table, in *storage.Schema) (*rowConverter, error) {
+func newRowConverter(table, in *basefile.Schema) (*rowConverter, error) {
 	return newColumnsConverter(table, in, nil, false)
 }
 
@@ -238,7 +238,7 @@ func newRowConverter(table, in *storage.Schema) (*rowConverter, error) {
 // schema to the table's; round makes it round whole numbers that a
 // widened floating-point column cannot hold exactly (the user allowed it:
 // Settings.LossyWidening) rather than fail.
-func newStoredConverter(table, file *storage.Schema, round bool) (*rowConverter, error) {
+func newStoredConverter(table, file *basefile.Schema, round bool) (*rowConverter, error) {
 	return newColumnsConverter(table, file, nil, round)
 }
 
@@ -246,7 +246,7 @@ func newStoredConverter(table, file *storage.Schema, round bool) (*rowConverter,
 // table's columns named by keys are taken from the input, which may lack
 // the others or hold them with any type, and rows convert with the other
 // columns null (lenient).
-func newKeysConverter(table, in *storage.Schema, keys []string) (*rowConverter, error) {
+func newKeysConverter(table, in *basefile.Schema, keys []string) (*rowConverter, error) {
 	c, err := newColumnsConverter(table, in, keys, false)
 	if c != nil {
 		c.lenient = true
@@ -257,7 +257,7 @@ func newKeysConverter(table, in *storage.Schema, keys []string) (*rowConverter, 
 // newColumnsConverter returns the converter of rows of in to rows of table
 // that takes from the input the table columns named in columns, or every
 // column for nil columns; round is as for newStoredConverter.
-func newColumnsConverter(table, in *storage.Schema, columns []string, round bool) (*rowConverter, error) {
+func newColumnsConverter(table, in *basefile.Schema, columns []string, round bool) (*rowConverter, error) {
 	c := &rowConverter{
 		table:    table,
 		sources:  make([]int, len(table.Fields)),
@@ -327,8 +327,8 @@ func (c *rowConverter) convertRow(row []any) ([]any, error) {
 // converter returns the function turning values of type in into values of
 // type to, or nil when they need no change; round is as for
 // newStoredConverter.
-func converter(to, in *storage.Type, round bool) (func(any) (any, error), error) {
-	rt, ri := storage.WideningRank(to), storage.WideningRank(in)
+func converter(to, in *basefile.Type, round bool) (func(any) (any, error), error) {
+	rt, ri := basefile.WideningRank(to), basefile.WideningRank(in)
 	if rt > 0 && ri > 0 {
 		if rt == ri {
 			return nil, nil
@@ -339,11 +339,11 @@ func converter(to, in *storage.Type, round bool) (func(any) (any, error), error)
 		return func(v any) (any, error) { return widenNumber(v, to.Kind, round) }, nil
 	}
 	switch to.Kind {
-	case storage.KindRecord:
-		if in.Kind != storage.KindRecord {
+	case basefile.KindRecord:
+		if in.Kind != basefile.KindRecord {
 			break
 		}
-		sub, err := newColumnsConverter(&storage.Schema{Fields: to.Fields}, &storage.Schema{Fields: in.Fields}, nil, round)
+		sub, err := newColumnsConverter(&basefile.Schema{Fields: to.Fields}, &basefile.Schema{Fields: in.Fields}, nil, round)
 		if err != nil {
 			return nil, err
 		}
@@ -354,8 +354,8 @@ func converter(to, in *storage.Type, round bool) (func(any) (any, error), error)
 			}
 			return sub.convertRow(rec)
 		}, nil
-	case storage.KindArray:
-		if in.Kind != storage.KindArray {
+	case basefile.KindArray:
+		if in.Kind != basefile.KindArray {
 			break
 		}
 		elem, err := converter(to.Items, in.Items, round)
@@ -379,8 +379,8 @@ func converter(to, in *storage.Type, round bool) (func(any) (any, error), error)
 			}
 			return out, nil
 		}, nil
-	case storage.KindMap:
-		if in.Kind != storage.KindMap {
+	case basefile.KindMap:
+		if in.Kind != basefile.KindMap {
 			break
 		}
 		elem, err := converter(to.Values, in.Values, round)
@@ -415,7 +415,7 @@ func converter(to, in *storage.Type, round bool) (func(any) (any, error), error)
 // widenNumber converts a number to a wider numeric kind. A whole number
 // that the floating-point kind cannot hold exactly (beyond 2^24 for a
 // float, 2^53 for a double) is an error naming it, unless round.
-func widenNumber(v any, to storage.Kind, round bool) (any, error) {
+func widenNumber(v any, to basefile.Kind, round bool) (any, error) {
 	var f float64
 	var i int64
 	isInt := true
@@ -432,21 +432,21 @@ func widenNumber(v any, to storage.Kind, round bool) (any, error) {
 		return nil, fmt.Errorf("want a number, got %T", v)
 	}
 	switch to {
-	case storage.KindLong:
+	case basefile.KindLong:
 		return i, nil
-	case storage.KindFloat:
+	case basefile.KindFloat:
 		if !isInt {
 			return float32(f), nil
 		}
-		if !round && !exactInFloat(i, storage.KindFloat) {
+		if !round && !exactInFloat(i, basefile.KindFloat) {
 			return nil, fmt.Errorf("%d does not fit a float column exactly (it would become %.0f); write it to a long or decimal column", i, float32(i))
 		}
 		return float32(i), nil
-	case storage.KindDouble:
+	case basefile.KindDouble:
 		if !isInt {
 			return f, nil
 		}
-		if !round && !exactInFloat(i, storage.KindDouble) {
+		if !round && !exactInFloat(i, basefile.KindDouble) {
 			return nil, fmt.Errorf("%d does not fit a double column exactly (it would become %.0f); write it to a long or decimal column", i, float64(i))
 		}
 		return float64(i), nil
@@ -455,11 +455,11 @@ func widenNumber(v any, to storage.Kind, round bool) (any, error) {
 }
 
 // exactInFloat reports whether the whole number n converts to a value of
-// the floating-point kind (storage.KindFloat or storage.KindDouble) and
+// the floating-point kind (basefile.KindFloat or basefile.KindDouble) and
 // back unchanged. Every number within ±2^24 (float) or ±2^53 (double)
 // does; beyond, only some.
-func exactInFloat(n int64, kind storage.Kind) bool {
-	if kind == storage.KindFloat {
+func exactInFloat(n int64, kind basefile.Kind) bool {
+	if kind == basefile.KindFloat {
 		if n >= -1<<24 && n <= 1<<24 {
 			return true
 		}

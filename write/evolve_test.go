@@ -4,37 +4,37 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 func TestEvolveSchema(t *testing.T) {
-	nullable := func(k storage.Kind) *storage.Type { return storage.Nullable(storage.Primitive(k)) }
-	table := &storage.Schema{Name: "t", Fields: []storage.Field{
-		{Name: "id", Type: storage.Primitive(storage.KindString)},
-		{Name: "n", Type: nullable(storage.KindInt)},
-		{Name: "s", Type: nullable(storage.KindString)},
-		{Name: "k", Type: nullable(storage.KindInt)},
+	nullable := func(k basefile.Kind) *basefile.Type { return basefile.Nullable(basefile.Primitive(k)) }
+	table := &basefile.Schema{Name: "t", Fields: []basefile.Field{
+		{Name: "id", Type: basefile.Primitive(basefile.KindString)},
+		{Name: "n", Type: nullable(basefile.KindInt)},
+		{Name: "s", Type: nullable(basefile.KindString)},
+		{Name: "k", Type: nullable(basefile.KindInt)},
 	}}
 	tests := []struct {
 		name    string
-		in      []storage.Field
-		want    map[string]storage.Kind
+		in      []basefile.Field
+		want    map[string]basefile.Kind
 		changed bool
 		wantErr string
 	}{
-		{"same", []storage.Field{{Name: "id", Type: nullable(storage.KindString)}, {Name: "n", Type: nullable(storage.KindInt)}}, map[string]storage.Kind{"n": storage.KindInt}, false, ""},
-		{"widen int to long", []storage.Field{{Name: "n", Type: nullable(storage.KindLong)}}, map[string]storage.Kind{"n": storage.KindLong}, true, ""},
-		{"widen int to double", []storage.Field{{Name: "n", Type: nullable(storage.KindDouble)}}, map[string]storage.Kind{"n": storage.KindDouble}, true, ""},
-		{"new column", []storage.Field{{Name: "extra", Type: storage.Primitive(storage.KindBoolean)}}, map[string]storage.Kind{"extra": storage.KindBoolean}, true, ""},
-		{"string to int refused", []storage.Field{{Name: "s", Type: nullable(storage.KindInt)}}, nil, false, `column "s"`},
-		{"meta column refused", []storage.Field{{Name: storage.MetaRecordKey, Type: nullable(storage.KindString)}}, nil, false, "meta column"},
-		{"key column widened to long", []storage.Field{{Name: "k", Type: nullable(storage.KindLong)}}, map[string]storage.Kind{"k": storage.KindLong}, true, ""},
-		{"key column widened to double refused", []storage.Field{{Name: "k", Type: nullable(storage.KindDouble)}}, nil, false, `column "k"`},
-		{"key column widened to float refused", []storage.Field{{Name: "k", Type: nullable(storage.KindFloat)}}, nil, false, "only int -> long"},
+		{"same", []basefile.Field{{Name: "id", Type: nullable(basefile.KindString)}, {Name: "n", Type: nullable(basefile.KindInt)}}, map[string]basefile.Kind{"n": basefile.KindInt}, false, ""},
+		{"widen int to long", []basefile.Field{{Name: "n", Type: nullable(basefile.KindLong)}}, map[string]basefile.Kind{"n": basefile.KindLong}, true, ""},
+		{"widen int to double", []basefile.Field{{Name: "n", Type: nullable(basefile.KindDouble)}}, map[string]basefile.Kind{"n": basefile.KindDouble}, true, ""},
+		{"new column", []basefile.Field{{Name: "extra", Type: basefile.Primitive(basefile.KindBoolean)}}, map[string]basefile.Kind{"extra": basefile.KindBoolean}, true, ""},
+		{"string to int refused", []basefile.Field{{Name: "s", Type: nullable(basefile.KindInt)}}, nil, false, `column "s"`},
+		{"meta column refused", []basefile.Field{{Name: basefile.MetaRecordKey, Type: nullable(basefile.KindString)}}, nil, false, "meta column"},
+		{"key column widened to long", []basefile.Field{{Name: "k", Type: nullable(basefile.KindLong)}}, map[string]basefile.Kind{"k": basefile.KindLong}, true, ""},
+		{"key column widened to double refused", []basefile.Field{{Name: "k", Type: nullable(basefile.KindDouble)}}, nil, false, `column "k"`},
+		{"key column widened to float refused", []basefile.Field{{Name: "k", Type: nullable(basefile.KindFloat)}}, nil, false, "only int -> long"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, changed, err := EvolveSchema(table, &storage.Schema{Name: "in", Fields: tt.in}, []string{"k"})
+			got, changed, err := EvolveSchema(table, &basefile.Schema{Name: "in", Fields: tt.in}, []string{"k"})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("got %v, want an error with %q", err, tt.wantErr)
@@ -61,13 +61,13 @@ func TestEvolveSchema(t *testing.T) {
 }
 
 func TestRowConverterWidensAndChecksRequired(t *testing.T) {
-	table := &storage.Schema{Name: "t", Fields: []storage.Field{
-		{Name: "id", Type: storage.Primitive(storage.KindString)},
-		{Name: "n", Type: storage.Nullable(storage.Primitive(storage.KindDouble))},
+	table := &basefile.Schema{Name: "t", Fields: []basefile.Field{
+		{Name: "id", Type: basefile.Primitive(basefile.KindString)},
+		{Name: "n", Type: basefile.Nullable(basefile.Primitive(basefile.KindDouble))},
 	}}
-	in := &storage.Schema{Name: "in", Fields: []storage.Field{
-		{Name: "n", Type: storage.Nullable(storage.Primitive(storage.KindInt))},
-		{Name: "id", Type: storage.Nullable(storage.Primitive(storage.KindString))},
+	in := &basefile.Schema{Name: "in", Fields: []basefile.Field{
+		{Name: "n", Type: basefile.Nullable(basefile.Primitive(basefile.KindInt))},
+		{Name: "id", Type: basefile.Nullable(basefile.Primitive(basefile.KindString))},
 	}}
 	c, err := newRowConverter(table, in)
 	if err != nil {

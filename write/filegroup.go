@@ -13,7 +13,8 @@ import (
 
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -37,7 +38,7 @@ type taskEnv struct {
 	// schema is the table schema after this write, without meta fields, and
 	// fileSchema the schema of every file written: the same with the meta
 	// fields first, unless the table does not populate them.
-	schema, fileSchema *storage.Schema
+	schema, fileSchema *basefile.Schema
 	parquetSchema      *parquet.Schema // fileSchema in Parquet form
 	// keys computes the record keys of stored rows of a table without meta
 	// fields; nil when the rows carry them.
@@ -52,7 +53,7 @@ type taskEnv struct {
 // runTask writes one base file: the next version of an existing file group,
 // merging the work planned for it, or a new file group of inserts.
 func (e *taskEnv) runTask(ctx context.Context, t *fileGroupTask, taskNo int) (res taskResult, err error) {
-	name := storage.BaseFileName{FileID: t.fileID, WriteToken: strconv.Itoa(taskNo) + "-0-0", InstantTime: e.instant}.String()
+	name := basefile.Name{FileID: t.fileID, WriteToken: strconv.Itoa(taskNo) + "-0-0", InstantTime: e.instant}.String()
 	dataPath := path.Join(t.partition, name)
 	suffix := markerCreate
 	if t.prev != nil {
@@ -63,9 +64,9 @@ func (e *taskEnv) runTask(ctx context.Context, t *fileGroupTask, taskNo int) (re
 	// A new file group's first version holds new records only, but for a
 	// clustering's.
 	opts.NewRecordsOnly = t.prev == nil && t.clustered == nil
-	var prev *storage.BaseFile
+	var prev *basefile.File
 	if t.prev != nil {
-		if prev, err = storage.OpenBaseFile(ctx, e.w.fsys, t.prev.Path); err != nil {
+		if prev, err = basefile.Open(ctx, e.w.fsys, t.prev.Path); err != nil {
 			return res, err
 		}
 		defer prev.Close()
@@ -78,7 +79,7 @@ func (e *taskEnv) runTask(ctx context.Context, t *fileGroupTask, taskNo int) (re
 	if err := createMarker(ctx, e.w.fsys, e.instant, dataPath, suffix); err != nil {
 		return res, err
 	}
-	out, err := storage.NewBaseFileWriter(ctx, e.w.fsys, dataPath, e.fileSchema, opts)
+	out, err := basefile.NewWriter(ctx, e.w.fsys, dataPath, e.fileSchema, opts)
 	if err != nil {
 		return res, err
 	}
@@ -116,8 +117,8 @@ func (e *taskEnv) runTask(ctx context.Context, t *fileGroupTask, taskNo int) (re
 type merger struct {
 	env    *taskEnv
 	task   *fileGroupTask
-	prev   *storage.BaseFile // the previous version; nil for a new file group
-	out    *storage.BaseFileWriter
+	prev   *basefile.File // the previous version; nil for a new file group
+	out    *basefile.Writer
 	name   string
 	taskNo int
 	seq    int64
@@ -126,8 +127,8 @@ type merger struct {
 	puts                      []index.Put
 	dels                      []string
 	moves                     []*record
-	meta                      *storage.NewRecordMeta // of the records written
-	one                       struct {               // a record to write on its own
+	meta                      *basefile.NewRecordMeta // of the records written
+	one                       struct {                // a record to write on its own
 		key [1]string
 		row [1][]any
 	}
@@ -175,8 +176,8 @@ func (m *merger) run(ctx context.Context) error {
 const insertChunk = 4096
 
 // newRecordMeta returns the meta fields of the records the merger writes.
-func (m *merger) newRecordMeta() *storage.NewRecordMeta {
-	return &storage.NewRecordMeta{
+func (m *merger) newRecordMeta() *basefile.NewRecordMeta {
+	return &basefile.NewRecordMeta{
 		CommitTime:    m.env.instant,
 		SeqNoPrefix:   m.env.instant + "_" + strconv.Itoa(m.taskNo) + "_",
 		PartitionPath: m.task.partition,
@@ -203,7 +204,7 @@ func (m *merger) writeValues(r *record, row []any) error {
 // inputError returns err, from WriteNew with records, as the input's error
 // about the record it names, if it names one.
 func (e *taskEnv) inputError(records []*record, err error) error {
-	var re *storage.NewRecordError
+	var re *basefile.NewRecordError
 	if errors.As(err, &re) && re.Index < len(records) {
 		r := records[re.Index]
 		return e.in.recordError(int(r.pos), r.key, re.Err)
@@ -217,7 +218,7 @@ func (e *taskEnv) inputError(records []*record, err error) error {
 func (m *merger) mergeExisting(ctx context.Context) error {
 	prev := m.prev
 	if m.env.keys == nil && !prev.Schema().HasMetaFields() {
-		return fmt.Errorf("base file %s has no Hudi meta fields, but the table has %s=true: its files and hoodie.properties disagree (was the property changed after the table was written?)", m.task.prev.Path, storage.KeyPopulateMetaFields)
+		return fmt.Errorf("base file %s has no Hudi meta fields, but the table has %s=true: its files and hoodie.properties disagree (was the property changed after the table was written?)", m.task.prev.Path, config.KeyPopulateMetaFields)
 	}
 	var conv *rowConverter
 	if !parquet.EqualNodes(prev.Parquet().Schema(), m.env.parquetSchema) {
@@ -244,7 +245,7 @@ func (m *merger) mergeExisting(ctx context.Context) error {
 		}
 		carry = carry[:0]
 		for _, row := range rows {
-			in, moved := m.work(storage.RowRecordKey(row))
+			in, moved := m.work(basefile.RowRecordKey(row))
 			stored, err := prev.DecodeRow(row)
 			if err != nil {
 				return err
@@ -327,7 +328,7 @@ func (m *merger) mergeConverted(ctx context.Context, conv *rowConverter) error {
 // unchanged.
 func (m *merger) writeStored(key []byte, stored []any) error {
 	if m.env.keys == nil {
-		stored[storage.MetaFileNamePos] = m.name
+		stored[basefile.MetaFileNamePos] = m.name
 	}
 	if err := m.out.WriteRow(stored); err != nil {
 		return fmt.Errorf("carry record %q into %s: %w", key, m.out.Path(), err)
@@ -356,7 +357,7 @@ func (m *merger) apply(in *record, moved bool, stored []any, keepStored func() e
 		return m.writeValues(in, soft)
 	}
 	// Upsert: the merge mode decides whether the incoming record wins.
-	if m.env.precombine >= 0 && m.env.w.cfg.MergeMode() == storage.MergeEventTime {
+	if m.env.precombine >= 0 && m.env.w.cfg.MergeMode() == config.MergeEventTime {
 		// A stored record without a precombine value (possible in tables
 		// other writers made) always loses.
 		if storedOrdering := storedRow[m.env.precombine]; storedOrdering != nil {
@@ -424,9 +425,9 @@ func (m *merger) storedKey(row parquet.Row, stored []any) ([]byte, error) {
 		}
 		return []byte(key), nil
 	}
-	key := storage.RowRecordKey(row)
+	key := basefile.RowRecordKey(row)
 	if len(key) == 0 {
-		return nil, fmt.Errorf("base file %s: a row has no %s", m.task.prev.Path, storage.MetaRecordKey)
+		return nil, fmt.Errorf("base file %s: a row has no %s", m.task.prev.Path, basefile.MetaRecordKey)
 	}
 	return key, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/storage/faultfs"
 )
 
@@ -49,8 +50,8 @@ func TestWriteKeepsAHeartbeat(t *testing.T) {
 			name = "refused"
 		}
 		t.Run(name, func(t *testing.T) {
-			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
-			props := storage.NewProperties()
+			tt := newTripsTable(t, config.MergeEventTime, Settings{})
+			props := config.NewProperties()
 			props.Set(KeyHeartbeatInterval, "1")
 			// A second before it expires, whatever the machine's load.
 			props.Set(KeyHeartbeatMisses, "1000")
@@ -124,7 +125,7 @@ func TestWriteKeepsAHeartbeat(t *testing.T) {
 // A write creates its heartbeat before its requested instant, as Hudi's
 // writers do: a Spark writer that sees the instant sees its writer alive.
 func TestWriteHeartbeatBeforeRequested(t *testing.T) {
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	ffs := faultfs.New(tt.fsys, 0)
 	w := newTestWriter(ffs, tt.dir, Settings{})
 	res, err := w.Write(context.Background(), OpInsert, tripsInput(trips.NewGenerator(5).Inserts(5)))
@@ -164,7 +165,7 @@ func TestWriteRefusedWhenHeartbeatLost(t *testing.T) {
 		{"removed", os.Remove, "its heartbeat .hoodie/.heartbeat/"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			tt := newTripsTable(t, config.MergeEventTime, Settings{})
 			tt.write(OpInsert, tripsInput(trips.NewGenerator(1).Inserts(5)))
 			before := dataOf(snapshot(t, tt.fsys, ""))
 			hook := hookFunc(func(ctx context.Context, c *PendingCommit) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -26,33 +27,33 @@ type testTable struct {
 	w    *Writer
 }
 
-func newTripsTable(t testing.TB, mode storage.MergeMode, settings Settings) *testTable {
+func newTripsTable(t testing.TB, mode config.MergeMode, settings Settings) *testTable {
 	t.Helper()
 	return newTripsTableWith(t, mode, settings, true)
 }
 
 // newTripsTableWith is newTripsTable with hoodie.populate.meta.fields set
 // to populateMeta.
-func newTripsTableWith(t testing.TB, mode storage.MergeMode, settings Settings, populateMeta bool) *testTable {
+func newTripsTableWith(t testing.TB, mode config.MergeMode, settings Settings, populateMeta bool) *testTable {
 	t.Helper()
-	return newTripsTableConfigured(t, mode, settings, func(cfg *storage.TableConfig) { cfg.PopulateMetaFields = populateMeta })
+	return newTripsTableConfigured(t, mode, settings, func(cfg *config.Table) { cfg.PopulateMetaFields = populateMeta })
 }
 
 // newTripsTableConfigured is newTripsTable with its configuration changed
 // by configure before the table is created.
-func newTripsTableConfigured(t testing.TB, mode storage.MergeMode, settings Settings, configure func(*storage.TableConfig)) *testTable {
+func newTripsTableConfigured(t testing.TB, mode config.MergeMode, settings Settings, configure func(*config.Table)) *testTable {
 	t.Helper()
 	dir := t.TempDir()
 	fsys, err := storage.NewLocalFS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, mode)
+	cfg, err := config.NewTable("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, mode)
 	if err != nil {
 		t.Fatal(err)
 	}
 	configure(cfg)
-	if err := storage.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
+	if err := config.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return &testTable{t: t, dir: dir, fsys: fsys, w: newTestWriter(fsys, dir, settings)}
@@ -63,11 +64,11 @@ func newTripsTableConfigured(t testing.TB, mode storage.MergeMode, settings Sett
 func newMemTripsTable(t testing.TB) *storage.MemFS {
 	t.Helper()
 	mem := storage.NewMemFS()
-	cfg, err := storage.NewTableConfig("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, storage.MergeEventTime)
+	cfg, err := config.NewTable("trips", []string{"uuid"}, "ts", []string{"partitionpath"}, false, config.MergeEventTime)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := storage.CreateTable(context.Background(), mem, cfg, time.Now()); err != nil {
+	if err := config.CreateTable(context.Background(), mem, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return mem
@@ -122,7 +123,7 @@ func snapshot(t testing.TB, fsys storage.FS, asOf string) map[string][]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	cfg, err := config.Load(ctx, fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func snapshot(t testing.TB, fsys storage.FS, asOf string) map[string][]any {
 // seed, written by one insert, and returns it, the generator and the trips.
 func tableOf30Trips(t *testing.T, seed int64) (*testTable, *trips.Generator, []trips.Trip) {
 	t.Helper()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	gen := trips.NewGenerator(seed)
 	initial := gen.Inserts(30)
 	tt.write(OpInsert, tripsInput(initial))

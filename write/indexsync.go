@@ -15,6 +15,8 @@ import (
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -311,7 +313,7 @@ func snapshotKeys(ctx context.Context, fsys storage.FS, view *read.View) index.S
 // 0.15's Spark writer gives a table with hoodie.populate.meta.fields=false
 // the meta columns anyway, null but _hoodie_file_name.
 func readRecordKeys(ctx context.Context, fsys storage.FS, path string) ([]string, error) {
-	bf, err := storage.OpenBaseFile(ctx, fsys, path)
+	bf, err := basefile.Open(ctx, fsys, path)
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +324,7 @@ func readRecordKeys(ctx context.Context, fsys storage.FS, path string) ([]string
 	keys := make([]string, 0, bf.NumRows())
 	values := make([]parquet.Value, 4096)
 	for _, rg := range bf.RowGroups() {
-		pages := rg.ColumnChunks()[storage.MetaRecordKeyPos].Pages()
+		pages := rg.ColumnChunks()[basefile.MetaRecordKeyPos].Pages()
 		for {
 			page, err := pages.ReadPage()
 			if err == io.EOF {
@@ -365,8 +367,8 @@ func readRecordKeys(ctx context.Context, fsys storage.FS, path string) ([]string
 // computeRecordKeys returns the record keys of the rows of bf, a base file
 // without meta fields, from the record-key columns the table's
 // configuration names.
-func computeRecordKeys(ctx context.Context, fsys storage.FS, bf *storage.BaseFile) ([]string, error) {
-	cfg, err := storage.LoadTableConfig(ctx, fsys)
+func computeRecordKeys(ctx context.Context, fsys storage.FS, bf *basefile.File) ([]string, error) {
+	cfg, err := config.Load(ctx, fsys)
 	if err != nil {
 		return nil, err
 	}

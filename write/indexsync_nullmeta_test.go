@@ -8,7 +8,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // sparkNoMetaRow is a row as Hudi 0.15's Spark writer writes it into a table
@@ -31,7 +31,7 @@ type sparkNoMetaRow struct {
 // interop suite).
 func TestReadRecordKeysOfNullMetaColumns(t *testing.T) {
 	ctx := context.Background()
-	tt := newTripsTableWith(t, storage.MergeEventTime, Settings{}, false)
+	tt := newTripsTableWith(t, config.MergeEventTime, Settings{}, false)
 	name := "f1-0_0-1-1_20240101000000000.parquet"
 	str := func(s string) *string { return &s }
 	ts := int64(7)

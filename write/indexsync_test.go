@@ -15,6 +15,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -143,7 +144,7 @@ func TestSyncIndexAfterFilesRemoved(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			tt := newTripsTable(t, config.MergeEventTime, Settings{})
 			initial := trips.NewGenerator(11).Inserts(30)
 			tt.write(OpInsert, tripsInput(initial)) // the index's watermark
 			victim := initial[0]
@@ -388,7 +389,7 @@ func tableWithLateWriter(t *testing.T) (tt *testTable, gen *trips.Generator, beh
 	t.Helper()
 	settings := DefaultSettings()
 	settings.SmallFileLimit = 0
-	tt = newTripsTable(t, storage.MergeEventTime, settings)
+	tt = newTripsTable(t, config.MergeEventTime, settings)
 	gen = trips.NewGenerator(14)
 	behind = NewWriter(tt.fsys, Options{Settings: settings, IndexDir: t.TempDir(), TableID: tt.dir,
 		Clock: func() time.Time { return time.Now().Add(-5 * time.Hour) }})
@@ -540,7 +541,7 @@ func tableWithoutSmallFiles(t *testing.T) (*testTable, Settings) {
 	settings.SmallFileLimit = 0
 	// The tests archive by hand (archive), what and when they need.
 	settings.Archive.Automatic = false
-	return newTripsTable(t, storage.MergeEventTime, settings), settings
+	return newTripsTable(t, config.MergeEventTime, settings), settings
 }
 
 // checkUpsertUpdates upserts updates, new versions of stored records, and
@@ -568,7 +569,7 @@ func checkUpsertUpdates(t *testing.T, tt *testTable, updates []trips.Trip) {
 func TestWriteRebuildsADamagedIndex(t *testing.T) {
 	for _, what := range []string{"tables", "manifest"} {
 		t.Run(what, func(t *testing.T) {
-			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			tt := newTripsTable(t, config.MergeEventTime, Settings{})
 			gen := trips.NewGenerator(9)
 			base := gen.Inserts(70_000) // enough to be ingested as tables
 			tt.write(OpBulkInsert, tripsInput(base))

@@ -3,18 +3,18 @@ package write
 import (
 	"fmt"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // Input is a batch of records to write: rows under the input's own schema,
 // which may differ from the table's (new nullable columns, narrower numeric
 // types, columns left out). Values follow the storage value model exactly
-// (see storage/value.go): a long column holds int64, a record column []any...
+// (see storage/basefile/value.go): a long column holds int64, a record column []any...
 type Input struct {
 	// Name names the input in errors: a file name, or "standard input".
 	Name string
 	// Schema describes the rows. It holds no meta fields.
-	Schema *storage.Schema
+	Schema *basefile.Schema
 	// Rows are the records, each a []any in Schema's field order.
 	Rows [][]any
 	// Lines optionally gives the source line of each row, for errors; when

@@ -10,6 +10,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/valuefmt"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // Placeholders Hudi's complex key generator writes for a null or empty key
@@ -24,10 +26,10 @@ const (
 type KeyGenerator struct {
 	keyNames  []string
 	keyIndex  []int
-	keyUnits  []storage.Logical // the timestamp unit of each key column
+	keyUnits  []basefile.Logical // the timestamp unit of each key column
 	partNames []string
 	partIndex []int
-	partUnits []storage.Logical // and of each partition column
+	partUnits []basefile.Logical // and of each partition column
 	hiveStyle bool
 	urlEncode bool
 	// named makes a key of one column "col:value", as Hudi's complex key
@@ -38,13 +40,13 @@ type KeyGenerator struct {
 	// SetTimestampSettings).
 	timestampBased bool
 	timestamp      *timestampKeygen
-	firstPartType  storage.Type // the type of the first partition column
+	firstPartType  basefile.Type // the type of the first partition column
 }
 
 // NewKeyGenerator resolves the table's record key and partition columns in
 // schema (which holds no meta fields). A column missing from the schema is
 // an error naming it.
-func NewKeyGenerator(cfg *storage.TableConfig, schema *storage.Schema) (*KeyGenerator, error) {
+func NewKeyGenerator(cfg *config.Table, schema *basefile.Schema) (*KeyGenerator, error) {
 	g := &KeyGenerator{
 		keyNames:  cfg.RecordKeyFields,
 		partNames: cfg.PartitionFields,
@@ -68,16 +70,16 @@ func NewKeyGenerator(cfg *storage.TableConfig, schema *storage.Schema) (*KeyGene
 
 // resolveColumns returns the positions of the columns names in schema, and
 // the logical type of each, which says a timestamp's unit.
-func resolveColumns(schema *storage.Schema, names []string, role string) ([]int, []storage.Logical, error) {
+func resolveColumns(schema *basefile.Schema, names []string, role string) ([]int, []basefile.Logical, error) {
 	idx := make([]int, len(names))
-	units := make([]storage.Logical, len(names))
+	units := make([]basefile.Logical, len(names))
 	for i, name := range names {
 		idx[i] = schema.FieldIndex(name)
 		if idx[i] < 0 {
 			return nil, nil, fmt.Errorf("%s column %q is not in the schema", role, name)
 		}
 		t := schema.Fields[idx[i]].Type
-		if k := t.Kind; k == storage.KindRecord || k == storage.KindArray || k == storage.KindMap {
+		if k := t.Kind; k == basefile.KindRecord || k == basefile.KindArray || k == basefile.KindMap {
 			return nil, nil, fmt.Errorf("%s column %q is a %s; it must hold a single value", role, name, k)
 		}
 		units[i] = t.Logical
@@ -184,7 +186,7 @@ func (g *KeyGenerator) checkKeyPart(i int, v any, s string) error {
 // that Hoodie cannot follow exactly as Hudi does, such as a date-time
 // pattern it does not translate, and on a partition column of a type it
 // does not turn into a path. For another table it does nothing.
-func (g *KeyGenerator) SetTimestampSettings(cfg *storage.TableConfig, write *storage.Properties, local *time.Location) error {
+func (g *KeyGenerator) SetTimestampSettings(cfg *config.Table, write *config.Properties, local *time.Location) error {
 	t, err := newTimestampKeygen(cfg, write, local)
 	if err != nil || t == nil {
 		return err
@@ -212,7 +214,7 @@ func (g *KeyGenerator) PartitionPath(row []any) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("partition column %q: %w", g.partNames[0], err)
 		}
-		return storage.PartitionPath(g.partNames[:1], []string{v}, g.hiveStyle, g.urlEncode), nil
+		return config.PartitionPath(g.partNames[:1], []string{v}, g.hiveStyle, g.urlEncode), nil
 	}
 	values := make([]string, len(g.partIndex))
 	for i, idx := range g.partIndex {
@@ -220,7 +222,7 @@ func (g *KeyGenerator) PartitionPath(row []any) (string, error) {
 			values[i] = valueString(v, g.partUnits[i])
 		}
 	}
-	return storage.PartitionPath(g.partNames, values, g.hiveStyle, g.urlEncode), nil
+	return config.PartitionPath(g.partNames, values, g.hiveStyle, g.urlEncode), nil
 }
 
 // valueString renders a single value of a column whose logical type is unit
@@ -232,7 +234,7 @@ func (g *KeyGenerator) PartitionPath(row []any) (string, error) {
 // milliseconds, as Hudi renders them by default
 // (hoodie.datasource.write.keygenerator.consistent.logical.timestamp.enabled
 // false) and Spark's row writer does.
-func valueString(v any, unit storage.Logical) string {
+func valueString(v any, unit basefile.Logical) string {
 	switch v := v.(type) {
 	case nil:
 		return ""
@@ -240,10 +242,10 @@ func valueString(v any, unit storage.Logical) string {
 		return valuefmt.JavaFloat(float64(v), 32)
 	case float64:
 		return valuefmt.JavaFloat(v, 64)
-	case storage.Decimal:
+	case basefile.Decimal:
 		return valuefmt.JavaDecimal(v)
 	case time.Time:
-		if unit == storage.LogicalTimestampMillis {
+		if unit == basefile.LogicalTimestampMillis {
 			return strconv.FormatInt(v.UnixMilli(), 10)
 		}
 		return strconv.FormatInt(v.UnixMicro(), 10)
@@ -300,17 +302,17 @@ func (c *partitionCache) path(row []any) (string, error) {
 // record would insert it again. It looks at the least record key in the
 // footer of the first base file that has one; a table without stored keys
 // (no meta fields, or no records yet) takes bare values.
-func namedSingleKeys(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, view *read.View) (bool, error) {
-	if cfg.KeyGeneratorClass != storage.ComplexKeyGenerator || len(cfg.RecordKeyFields) != 1 || !cfg.PopulateMetaFields {
+func namedSingleKeys(ctx context.Context, fsys storage.FS, cfg *config.Table, view *read.View) (bool, error) {
+	if cfg.KeyGeneratorClass != config.ComplexKeyGenerator || len(cfg.RecordKeyFields) != 1 || !cfg.PopulateMetaFields {
 		return false, nil
 	}
 	for _, g := range view.FileGroups() {
 		path := g.Latest().Path
-		bf, err := storage.OpenBaseFile(ctx, fsys, path)
+		bf, err := basefile.Open(ctx, fsys, path)
 		if err != nil {
 			return false, fmt.Errorf("read the record keys of %s: %w", path, err)
 		}
-		key := bf.Metadata()[storage.FooterMinRecordKey]
+		key := bf.Metadata()[basefile.FooterMinRecordKey]
 		bf.Close()
 		if key != "" {
 			return strings.HasPrefix(key, cfg.RecordKeyFields[0]+":"), nil

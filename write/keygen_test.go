@@ -11,22 +11,23 @@ import (
 	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 func TestRecordKeysAndPartitions(t *testing.T) {
-	str := storage.Nullable(storage.Primitive(storage.KindString))
-	schema := &storage.Schema{Name: "r", Fields: []storage.Field{
-		{Name: "id", Type: storage.Nullable(storage.Primitive(storage.KindInt))},
+	str := basefile.Nullable(basefile.Primitive(basefile.KindString))
+	schema := &basefile.Schema{Name: "r", Fields: []basefile.Field{
+		{Name: "id", Type: basefile.Nullable(basefile.Primitive(basefile.KindInt))},
 		{Name: "name", Type: str},
-		{Name: "score", Type: storage.Nullable(storage.Primitive(storage.KindDouble))},
-		{Name: "day", Type: storage.Nullable(storage.DateType())},
-		{Name: "at", Type: storage.Nullable(storage.TimestampMicrosType())},
-		{Name: "amount", Type: storage.Nullable(storage.DecimalType(10, 2))},
+		{Name: "score", Type: basefile.Nullable(basefile.Primitive(basefile.KindDouble))},
+		{Name: "day", Type: basefile.Nullable(basefile.DateType())},
+		{Name: "at", Type: basefile.Nullable(basefile.TimestampMicrosType())},
+		{Name: "amount", Type: basefile.Nullable(basefile.DecimalType(10, 2))},
 	}}
-	day, _ := storage.ParseDate("2024-04-01")
+	day, _ := basefile.ParseDate("2024-04-01")
 	at := time.Date(2024, 4, 1, 17, 1, 0, 123000, time.UTC)
-	amount := storage.NewDecimal(big.NewInt(12345), 2)
+	amount := basefile.NewDecimal(big.NewInt(12345), 2)
 	tests := []struct {
 		name       string
 		keys, part []string
@@ -50,7 +51,7 @@ func TestRecordKeysAndPartitions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := &storage.TableConfig{RecordKeyFields: tt.keys, PartitionFields: tt.part, HiveStylePartitioning: tt.hive}
+			cfg := &config.Table{RecordKeyFields: tt.keys, PartitionFields: tt.part, HiveStylePartitioning: tt.hive}
 			g, err := NewKeyGenerator(cfg, schema)
 			if err != nil {
 				t.Fatal(err)
@@ -73,7 +74,7 @@ func TestRecordKeysAndPartitions(t *testing.T) {
 			}
 		})
 	}
-	if _, err := NewKeyGenerator(&storage.TableConfig{RecordKeyFields: []string{"missing"}}, schema); err == nil {
+	if _, err := NewKeyGenerator(&config.Table{RecordKeyFields: []string{"missing"}}, schema); err == nil {
 		t.Error("a key column missing from the schema was accepted")
 	}
 }
@@ -105,15 +106,15 @@ func TestKeyValuesRenderAsJava(t *testing.T) {
 		{float32(1.1), "1.1"},
 		{float32(3e10), "3.0E10"},
 		{float32(0.25), "0.25"},
-		{storage.NewDecimal(big.NewInt(12345), 2), "123.45"},
-		{storage.NewDecimal(big.NewInt(1), 6), "0.000001"},
-		{storage.NewDecimal(big.NewInt(1), 7), "1E-7"},
-		{storage.NewDecimal(big.NewInt(-15), 8), "-1.5E-7"},
-		{storage.NewDecimal(big.NewInt(0), 10), "0E-10"},
-		{storage.NewDecimal(big.NewInt(0), 2), "0.00"},
+		{basefile.NewDecimal(big.NewInt(12345), 2), "123.45"},
+		{basefile.NewDecimal(big.NewInt(1), 6), "0.000001"},
+		{basefile.NewDecimal(big.NewInt(1), 7), "1E-7"},
+		{basefile.NewDecimal(big.NewInt(-15), 8), "-1.5E-7"},
+		{basefile.NewDecimal(big.NewInt(0), 10), "0E-10"},
+		{basefile.NewDecimal(big.NewInt(0), 2), "0.00"},
 	}
 	for _, tt := range tests {
-		if got := valueString(tt.v, storage.LogicalNone); got != tt.want {
+		if got := valueString(tt.v, basefile.LogicalNone); got != tt.want {
 			t.Errorf("valueString(%v) = %q, Hudi renders %q", tt.v, got, tt.want)
 		}
 	}
@@ -122,10 +123,10 @@ func TestKeyValuesRenderAsJava(t *testing.T) {
 // A timestamp-millis column renders in milliseconds, as Hudi's Avro path
 // gives the stored long.
 func TestTimestampMillisKeys(t *testing.T) {
-	schema := &storage.Schema{Name: "r", Fields: []storage.Field{
-		{Name: "at", Type: storage.TimestampMillisType()},
+	schema := &basefile.Schema{Name: "r", Fields: []basefile.Field{
+		{Name: "at", Type: basefile.TimestampMillisType()},
 	}}
-	g, err := NewKeyGenerator(&storage.TableConfig{Name: "t", RecordKeyFields: []string{"at"}, PartitionFields: []string{"at"}}, schema)
+	g, err := NewKeyGenerator(&config.Table{Name: "t", RecordKeyFields: []string{"at"}, PartitionFields: []string{"at"}}, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,8 +150,8 @@ func TestComplexKeyOfOneColumn(t *testing.T) {
 	initial := gen.Inserts(20)
 	for _, named := range []bool{false, true} {
 		t.Run(fmt.Sprint("stored keys named: ", named), func(t *testing.T) {
-			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
-			cfg, err := storage.LoadTableConfig(ctx, tt.fsys)
+			tt := newTripsTable(t, config.MergeEventTime, Settings{})
+			cfg, err := config.Load(ctx, tt.fsys)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,8 +164,8 @@ func TestComplexKeyOfOneColumn(t *testing.T) {
 				}
 				tt.write(OpInsert, tripsInput(stored))
 			}
-			cfg.KeyGeneratorClass = storage.ComplexKeyGenerator
-			if err := storage.UpdateTableConfig(ctx, tt.fsys, cfg, time.Now()); err != nil {
+			cfg.KeyGeneratorClass = config.ComplexKeyGenerator
+			if err := config.Update(ctx, tt.fsys, cfg, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			if !named {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -120,7 +122,7 @@ func filesOfInstant(ctx context.Context, fsys storage.FS, instant string) ([]str
 			if e.IsDir {
 				continue
 			}
-			if name, err := storage.ParseBaseFileName(e.Name); err == nil && name.InstantTime == instant {
+			if name, err := basefile.ParseName(e.Name); err == nil && name.InstantTime == instant {
 				out = append(out, path.Join(part, e.Name))
 			}
 		}
@@ -217,10 +219,10 @@ func removeCreatedPartitions(ctx context.Context, fsys storage.FS, instant strin
 		if err != nil {
 			return fmt.Errorf("list partition %q: %w", part, err)
 		}
-		if len(entries) != 1 || entries[0].Name != storage.PartitionMetadataFile {
+		if len(entries) != 1 || entries[0].Name != config.PartitionMetadataFile {
 			continue
 		}
-		meta, err := storage.ReadPartitionMetadata(ctx, fsys, part)
+		meta, err := config.ReadPartitionMetadata(ctx, fsys, part)
 		if err != nil || meta.CommitTime != instant {
 			continue // another writer's partition, or one unreadable: not ours to remove
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -44,7 +45,7 @@ func TestRollbackOfDeadSparkWrite(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			tt := newTripsTable(t, config.MergeEventTime, Settings{})
 			gen := trips.NewGenerator(12)
 			initial := gen.Inserts(30)
 			r1 := tt.write(OpInsert, tripsInput(initial))
@@ -232,7 +233,7 @@ func TestRollbackLeavesAWriteThatCompletesMeanwhile(t *testing.T) {
 // files and the partition it created in a/b go too.
 func TestRollbackByListingFindsNestedPartitions(t *testing.T) {
 	ctx := context.Background()
-	tt := newTripsTableConfigured(t, storage.MergeEventTime, Settings{}, func(cfg *storage.TableConfig) {
+	tt := newTripsTableConfigured(t, config.MergeEventTime, Settings{}, func(cfg *config.Table) {
 		cfg.URLEncodePartitioning = false
 	})
 	in := func(rows ...[]any) *Input { return &Input{Name: "nested", Schema: modelSchema(), Rows: rows} }

@@ -7,7 +7,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // compareOrdering compares two precombine values of one column type: -1, 0
@@ -38,16 +39,16 @@ func compareOrdering(a, b any) (int, error) {
 		if y, ok := b.(bool); ok {
 			return cmp.Compare(boolRank(x), boolRank(y)), nil
 		}
-	case storage.Date:
-		if y, ok := b.(storage.Date); ok {
+	case basefile.Date:
+		if y, ok := b.(basefile.Date); ok {
 			return cmp.Compare(x, y), nil
 		}
 	case time.Time:
 		if y, ok := b.(time.Time); ok {
 			return x.Compare(y), nil
 		}
-	case storage.Decimal:
-		if y, ok := b.(storage.Decimal); ok {
+	case basefile.Decimal:
+		if y, ok := b.(basefile.Decimal); ok {
 			return x.Cmp(y), nil
 		}
 	case []byte:
@@ -66,9 +67,9 @@ func boolRank(b bool) int {
 }
 
 // orderingChecker validates that a column can order records.
-func checkOrderingType(t *storage.Type) error {
+func checkOrderingType(t *basefile.Type) error {
 	switch t.Kind {
-	case storage.KindRecord, storage.KindArray, storage.KindMap:
+	case basefile.KindRecord, basefile.KindArray, basefile.KindMap:
 		return fmt.Errorf("a %s column cannot order records", t.Kind)
 	}
 	return nil
@@ -113,7 +114,7 @@ func compareFloats(a, b float64) int {
 // schema of the table cfg describes: its record key and partition columns
 // exist and hold single values, its precombine column exists and can order
 // records, and a _hoodie_is_deleted column is a boolean.
-func CheckTableSchema(cfg *storage.TableConfig, schema *storage.Schema) error {
+func CheckTableSchema(cfg *config.Table, schema *basefile.Schema) error {
 	g, err := NewKeyGenerator(cfg, schema)
 	if err != nil {
 		return err
@@ -139,8 +140,8 @@ func CheckTableSchema(cfg *storage.TableConfig, schema *storage.Schema) error {
 // checkIsDeletedType fails if schema has a _hoodie_is_deleted column that is
 // not a boolean: Hudi deletes the records in which it is true, and only a
 // boolean can be.
-func checkIsDeletedType(schema *storage.Schema) error {
-	if i := schema.FieldIndex(IsDeletedColumn); i >= 0 && schema.Fields[i].Type.Kind != storage.KindBoolean {
+func checkIsDeletedType(schema *basefile.Schema) error {
+	if i := schema.FieldIndex(IsDeletedColumn); i >= 0 && schema.Fields[i].Type.Kind != basefile.KindBoolean {
 		return fmt.Errorf("column %s is a %s; it must be a boolean, true for the records to delete", IsDeletedColumn, schema.Fields[i].Type.Kind)
 	}
 	return nil

@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // TestCompareOrderingFloats checks that float precombine values order as
@@ -42,7 +43,7 @@ func TestCompareOrderingFloats(t *testing.T) {
 // values than its schema has columns is refused with the record named, not
 // a panic.
 func TestInputRowOfWrongWidth(t *testing.T) {
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	for _, cut := range []int{1, -1} {
 		in := tripsInput(trips.NewGenerator(3).Inserts(5))
 		if cut > 0 {
@@ -63,12 +64,12 @@ func TestInputRowOfWrongWidth(t *testing.T) {
 // refuses, naming the record, one that holds a value in it.
 func TestIsDeletedColumnOfAnotherType(t *testing.T) {
 	ctx := context.Background()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	gen := trips.NewGenerator(5)
 	withColumn := func(ts []trips.Trip, value any) *Input {
 		in := tripsInput(ts)
-		in.Schema = &storage.Schema{Name: in.Schema.Name, Namespace: in.Schema.Namespace,
-			Fields: append(slices.Clone(in.Schema.Fields), storage.Field{Name: IsDeletedColumn, Type: storage.Nullable(storage.Primitive(storage.KindString))})}
+		in.Schema = &basefile.Schema{Name: in.Schema.Name, Namespace: in.Schema.Namespace,
+			Fields: append(slices.Clone(in.Schema.Fields), basefile.Field{Name: IsDeletedColumn, Type: basefile.Nullable(basefile.Primitive(basefile.KindString))})}
 		for i := range in.Rows {
 			in.Rows[i] = append(in.Rows[i], value)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // Hudi's metadata table: its folder, and the hoodie.properties keys that
@@ -34,7 +35,7 @@ const (
 // Spark writer with the metadata table on builds it anew from the files.
 //
 // It returns cfg as it is now.
-func dropMetadataTable(ctx context.Context, fsys storage.FS, cfg *storage.TableConfig, now time.Time) (*storage.TableConfig, error) {
+func dropMetadataTable(ctx context.Context, fsys storage.FS, cfg *config.Table, now time.Time) (*config.Table, error) {
 	partitions, _ := cfg.Extra.Get(keyMetadataPartitions)
 	inflight, _ := cfg.Extra.Get(keyMetadataPartitionsInflight)
 	if partitions != "" || inflight != "" {
@@ -42,7 +43,7 @@ func dropMetadataTable(ctx context.Context, fsys storage.FS, cfg *storage.TableC
 		updated.Extra = cfg.Extra.Clone()
 		updated.Extra.Set(keyMetadataPartitions, "")
 		updated.Extra.Set(keyMetadataPartitionsInflight, "")
-		if err := storage.UpdateTableConfig(ctx, fsys, &updated, now); err != nil {
+		if err := config.Update(ctx, fsys, &updated, now); err != nil {
 			return nil, fmt.Errorf("disable the metadata table: %w", err)
 		}
 		cfg = &updated

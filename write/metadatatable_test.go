@@ -9,6 +9,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/storage/faultfs"
 )
 
@@ -18,13 +19,13 @@ import (
 func withSparkMetadataTable(t *testing.T, fsys storage.FS) {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	cfg, err := config.Load(ctx, fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Extra.Set(keyMetadataPartitions, "files")
 	cfg.Extra.Set(keyMetadataPartitionsInflight, "")
-	if err := storage.UpdateTableConfig(ctx, fsys, cfg, time.Now()); err != nil {
+	if err := config.Update(ctx, fsys, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{metadataTableFolder + "/.hoodie/hoodie.properties", metadataTableFolder + "/files/files-0000-0_0-1-1_00000000000000010.hfile"} {
@@ -39,7 +40,7 @@ func withSparkMetadataTable(t *testing.T, fsys storage.FS) {
 func metadataTableState(t *testing.T, fsys storage.FS) (declared, folder bool) {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	cfg, err := config.Load(ctx, fsys)
 	if err != nil {
 		t.Fatalf("table unreadable: %v", err)
 	}
@@ -54,7 +55,7 @@ func metadataTableState(t *testing.T, fsys storage.FS) (declared, folder bool) {
 // TestWriteDropsSparkMetadataTable: a write into a table with a metadata
 // table removes it before committing, so Spark cannot list a stale one.
 func TestWriteDropsSparkMetadataTable(t *testing.T) {
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	gen := trips.NewGenerator(1)
 	tt.write(OpInsert, tripsInput(gen.Inserts(5)))
 	withSparkMetadataTable(t, tt.fsys)
@@ -74,8 +75,8 @@ func TestDropMetadataTableCrash(t *testing.T) {
 		withSparkMetadataTable(t, mem)
 		return mem
 	}
-	load := func(fsys storage.FS) *storage.TableConfig {
-		cfg, err := storage.LoadTableConfig(ctx, fsys)
+	load := func(fsys storage.FS) *config.Table {
+		cfg, err := config.Load(ctx, fsys)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/damage"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -29,15 +31,15 @@ type modelRecord struct {
 
 // modelSchema is the input schema of the randomized test: trips with a
 // _hoodie_is_deleted column.
-func modelSchema() *storage.Schema {
-	str := storage.Nullable(storage.Primitive(storage.KindString))
-	return &storage.Schema{Name: "model_record", Fields: []storage.Field{
+func modelSchema() *basefile.Schema {
+	str := basefile.Nullable(basefile.Primitive(basefile.KindString))
+	return &basefile.Schema{Name: "model_record", Fields: []basefile.Field{
 		{Name: "uuid", Type: str},
-		{Name: "ts", Type: storage.Nullable(storage.Primitive(storage.KindLong))},
+		{Name: "ts", Type: basefile.Nullable(basefile.Primitive(basefile.KindLong))},
 		{Name: "rider", Type: str},
-		{Name: "fare", Type: storage.Nullable(storage.Primitive(storage.KindDouble))},
+		{Name: "fare", Type: basefile.Nullable(basefile.Primitive(basefile.KindDouble))},
 		{Name: "partitionpath", Type: str},
-		{Name: IsDeletedColumn, Type: storage.Nullable(storage.Primitive(storage.KindBoolean))},
+		{Name: IsDeletedColumn, Type: basefile.Nullable(basefile.Primitive(basefile.KindBoolean))},
 	}}
 }
 
@@ -64,7 +66,7 @@ type modelRow struct {
 // of the record index: the index is a cache, and the write must do just what
 // it would have done.
 func TestRandomWorkloads(t *testing.T) {
-	for _, mode := range []storage.MergeMode{storage.MergeEventTime, storage.MergeCommitTime} {
+	for _, mode := range []config.MergeMode{config.MergeEventTime, config.MergeCommitTime} {
 		for seed := uint64(1); seed <= 3; seed++ {
 			t.Run(fmt.Sprintf("%s/seed%d", mode, seed), func(t *testing.T) {
 				runModel(t, mode, seed, 25, true)
@@ -74,12 +76,12 @@ func TestRandomWorkloads(t *testing.T) {
 	// A table with hoodie.populate.meta.fields=false: keys come from the
 	// uuid column of stored rows.
 	t.Run("no-meta-fields/seed4", func(t *testing.T) {
-		runModel(t, storage.MergeEventTime, 4, 25, false)
+		runModel(t, config.MergeEventTime, 4, 25, false)
 	})
 	// A table of Hudi's timestamp-based key generator: partition values
 	// are date-times, and two of them share a day's folder.
 	t.Run("timestamp-keygen/seed5", func(t *testing.T) {
-		runModelOn(t, storage.MergeEventTime, 5, 25, timestampModelTable(t))
+		runModelOn(t, config.MergeEventTime, 5, 25, timestampModelTable(t))
 	})
 }
 
@@ -90,7 +92,7 @@ type modelTable struct {
 	folder     func(value string) string
 	meta       bool
 	// create, if not nil, makes the table instead of newTripsTableWith.
-	create func(t *testing.T, mode storage.MergeMode, settings Settings) *testTable
+	create func(t *testing.T, mode config.MergeMode, settings Settings) *testTable
 }
 
 // timestampModelTable is a trips table partitioned by Hudi's
@@ -111,13 +113,13 @@ func timestampModelTable(t *testing.T) modelTable {
 			return ""
 		},
 		meta: true,
-		create: func(t *testing.T, mode storage.MergeMode, settings Settings) *testTable {
+		create: func(t *testing.T, mode config.MergeMode, settings Settings) *testTable {
 			// As Spark 0.15, the table does not keep the timestamp type:
 			// every write gives it.
-			settings.Props = storage.NewProperties()
+			settings.Props = config.NewProperties()
 			settings.Props.Set(KeyTimestampType, "DATE_STRING")
-			return newTripsTableConfigured(t, mode, settings, func(cfg *storage.TableConfig) {
-				cfg.KeyGeneratorClass = storage.TimestampBasedKeyGenerator
+			return newTripsTableConfigured(t, mode, settings, func(cfg *config.Table) {
+				cfg.KeyGeneratorClass = config.TimestampBasedKeyGenerator
 				cfg.Extra.Set(KeyTimestampInputFormat, "yyyy-MM-dd HH:mm:ss")
 				cfg.Extra.Set(KeyTimestampOutputFormat, "yyyy/MM/dd")
 				cfg.Extra.Set(KeyTimestampZone, "UTC")
@@ -126,15 +128,15 @@ func timestampModelTable(t *testing.T) modelTable {
 	}
 }
 
-func runModel(t *testing.T, mode storage.MergeMode, seed uint64, steps int, populateMeta bool) {
+func runModel(t *testing.T, mode config.MergeMode, seed uint64, steps int, populateMeta bool) {
 	runModelOn(t, mode, seed, steps, modelTable{
 		partitions: []string{"americas/brazil", "asia/india", "europe/france"},
-		folder:     storage.EscapePartitionValue,
+		folder:     config.EscapePartitionValue,
 		meta:       populateMeta,
 	})
 }
 
-func runModelOn(t *testing.T, mode storage.MergeMode, seed uint64, steps int, table modelTable) {
+func runModelOn(t *testing.T, mode config.MergeMode, seed uint64, steps int, table modelTable) {
 	populateMeta := table.meta
 	rng := rand.New(rand.NewPCG(seed, seed*7919))
 	settings := DefaultSettings()
@@ -439,7 +441,7 @@ func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model ma
 	}
 	lossy := false
 	for _, r := range model {
-		lossy = lossy || !exactInFloat(r.ts, storage.KindDouble)
+		lossy = lossy || !exactInFloat(r.ts, basefile.KindDouble)
 	}
 	in := &Input{Name: "model", Schema: schema}
 	var what string
@@ -447,7 +449,7 @@ func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model ma
 	switch kind := rng.IntN(3); {
 	case kind == 0:
 		what = "a NaN precombine value"
-		schema.Fields[1].Type = storage.Nullable(storage.Primitive(storage.KindDouble))
+		schema.Fields[1].Type = basefile.Nullable(basefile.Primitive(basefile.KindDouble))
 		in.Rows = [][]any{row("key-other", 3.0), row(key, math.NaN())}
 	case kind == 1 || !lossy:
 		what, wantRefused = "a column differing in case", true
@@ -455,7 +457,7 @@ func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model ma
 		in.Rows = [][]any{row(key, int64(3))}
 	default:
 		what, wantRefused = "a lossy widening of ts", true
-		schema.Fields[1].Type = storage.Nullable(storage.Primitive(storage.KindDouble))
+		schema.Fields[1].Type = basefile.Nullable(basefile.Primitive(basefile.KindDouble))
 		in.Rows = [][]any{row(key, 3.0)}
 	}
 	_, err := tt.w.Write(context.Background(), OpUpsert, in)
@@ -468,7 +470,7 @@ func refusedStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, model ma
 
 // applyModel returns the model after op, with records written by the op
 // having an empty commit, or wantErr for a refused write.
-func applyModel(model map[string]modelRecord, op Operation, mode storage.MergeMode, rows []modelRow) (next map[string]modelRecord, wantErr bool) {
+func applyModel(model map[string]modelRecord, op Operation, mode config.MergeMode, rows []modelRow) (next map[string]modelRecord, wantErr bool) {
 	// Precombine within the input: greatest ts, the later on a tie.
 	latest := map[string]modelRow{}
 	var order []string
@@ -507,7 +509,7 @@ func applyModel(model map[string]modelRecord, op Operation, mode storage.MergeMo
 				next[k] = modelRecord{partition: stored.partition, ts: stored.ts}
 			}
 		case OpUpsert:
-			if exists && mode == storage.MergeEventTime && r.ts < stored.ts {
+			if exists && mode == config.MergeEventTime && r.ts < stored.ts {
 				continue
 			}
 			if r.deleted {

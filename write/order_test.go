@@ -11,7 +11,8 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/basefiletest"
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // TestSortAndPrecombine checks that records come out one per key, in key
@@ -94,7 +95,7 @@ func TestPrecombineFailure(t *testing.T) {
 // keys is refused naming how many and the first five in input order,
 // although the write handles records in key order.
 func TestExistingKeysErrorNamesFirstRecords(t *testing.T) {
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	gen := trips.NewGenerator(5)
 	existing := gen.Inserts(50)
 	tt.write(OpBulkInsert, tripsInput(existing))
@@ -145,7 +146,7 @@ func TestBulkInsertSortMode(t *testing.T) {
 		if mode != "" {
 			settings.BulkInsertSortMode = mode
 		}
-		tt := newTripsTable(t, storage.MergeEventTime, settings)
+		tt := newTripsTable(t, config.MergeEventTime, settings)
 		if res := tt.write(OpBulkInsert, tripsInput(batch)); res.Inserted != 300 {
 			t.Fatalf("mode %q: %d inserted, want 300", mode, res.Inserted)
 		}
@@ -153,7 +154,7 @@ func TestBulkInsertSortMode(t *testing.T) {
 		for _, s := range view.LatestSlices() {
 			rows := basefiletest.Rows(t, tt.fsys, s.Path)
 			for i := 1; i < len(rows); i++ {
-				prev, key := rows[i-1][storage.MetaRecordKeyPos].(string), rows[i][storage.MetaRecordKeyPos].(string)
+				prev, key := rows[i-1][basefile.MetaRecordKeyPos].(string), rows[i][basefile.MetaRecordKeyPos].(string)
 				if mode == "" && prev >= key {
 					t.Errorf("sorted: %s: key %q follows %q", s.Path, key, prev)
 				}
@@ -170,7 +171,7 @@ func TestBulkInsertSortMode(t *testing.T) {
 	for key, sorted := range snapshots[0] {
 		unsorted := snapshots[1][key]
 		// The data fields follow the five meta fields.
-		if !reflect.DeepEqual(sorted[storage.NumMetaFields:], unsorted[storage.NumMetaFields:]) {
+		if !reflect.DeepEqual(sorted[basefile.NumMetaFields:], unsorted[basefile.NumMetaFields:]) {
 			t.Errorf("key %q: sorted %v, unsorted %v", key, sorted, unsorted)
 		}
 	}

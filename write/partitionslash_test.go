@@ -8,34 +8,34 @@ import (
 	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // newSlashTable is a trips table with hoodie.datasource.write.partitionpath.urlencode
 // set to urlEncode, as Spark makes it (false is Hudi's default).
 func newSlashTable(t *testing.T, urlEncode bool) *testTable {
 	t.Helper()
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	setURLEncode(t, tt, urlEncode)
 	return tt
 }
 
 func setURLEncode(t *testing.T, tt *testTable, urlEncode bool) {
 	t.Helper()
-	editConfig(t, tt, func(cfg *storage.TableConfig) { cfg.URLEncodePartitioning = urlEncode })
+	editConfig(t, tt, func(cfg *config.Table) { cfg.URLEncodePartitioning = urlEncode })
 }
 
 // editConfig changes the table's hoodie.properties with edit, and gives tt
 // a new writer, which reads them.
-func editConfig(t *testing.T, tt *testTable, edit func(*storage.TableConfig)) {
+func editConfig(t *testing.T, tt *testTable, edit func(*config.Table)) {
 	t.Helper()
 	ctx := context.Background()
-	cfg, err := storage.LoadTableConfig(ctx, tt.fsys)
+	cfg, err := config.Load(ctx, tt.fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	edit(cfg)
-	if err := storage.UpdateTableConfig(ctx, tt.fsys, cfg, time.Now()); err != nil {
+	if err := config.Update(ctx, tt.fsys, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	tt.w = newTestWriter(tt.fsys, tt.dir, DefaultSettings())
@@ -60,7 +60,7 @@ func TestSlashValueIsNestedFolders(t *testing.T) {
 			t.Errorf("record %s: _hoodie_partition_path %v, want %q", tr.UUID, got, tr.PartitionPath)
 		}
 	}
-	meta, err := storage.ReadPartitionMetadata(context.Background(), tt.fsys, trips.SaoPaulo)
+	meta, err := config.ReadPartitionMetadata(context.Background(), tt.fsys, trips.SaoPaulo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,8 @@ import (
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/internal/grow"
 	"github.com/hoodie-dev/hoodie/read"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // record is one input record under the table schema, with what the write
@@ -178,7 +179,7 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 				p.newInserts[part] = append(grow.Reserve(p.newInserts[part], 1), r)
 			case slice.Partition == part || r.deleted:
 				p.group(slice).updates[r.key] = r
-			case w.cfg.MergeMode() == storage.MergeCommitTime:
+			case w.cfg.MergeMode() == config.MergeCommitTime:
 				p.group(slice).movedOut[r.key] = r
 				p.newInserts[part] = append(grow.Reserve(p.newInserts[part], 1), r)
 			default:
@@ -262,7 +263,7 @@ func (w *Writer) assignInserts(p *plan, view *read.View, avgRecordSize int64, bu
 		}
 		for len(recs) > 0 {
 			n := min(int(perFile), len(recs))
-			tasks = append(tasks, &fileGroupTask{partition: part, fileID: storage.NewFileID(), inserts: recs[:n]})
+			tasks = append(tasks, &fileGroupTask{partition: part, fileID: basefile.NewFileID(), inserts: recs[:n]})
 			recs = recs[n:]
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // Kind says what Hoodie does with a hoodie.* setting.
@@ -76,7 +78,7 @@ type Setting struct {
 // writeTarget is what a setting may have to agree with at write time.
 type writeTarget struct {
 	op  Operation
-	cfg *storage.TableConfig
+	cfg *config.Table
 }
 
 // family reports whether s declares a family of keys.
@@ -101,7 +103,7 @@ const (
 	KeyHeartbeatInterval = "hoodie.client.heartbeat.interval_in_ms"
 	KeyHeartbeatMisses   = "hoodie.client.heartbeat.tolerable.misses"
 	// KeyStringEncoding is Hoodie's own: the encoding of string and bytes
-	// columns (storage.BaseFileOptions.StringEncoding). Hudi ignores it.
+	// columns (basefile.Options.StringEncoding). Hudi ignores it.
 	KeyStringEncoding = "hoodie.parquet.string.encoding"
 	// KeyLockWaitTime is how long a write waits for the table's writer
 	// lock (Settings.LockTimeout).
@@ -353,24 +355,24 @@ func normalizeValue(v string) string {
 // keyGeneratorTypes are Hudi's hoodie.datasource.write.keygenerator.type
 // values of the key generators Hoodie writes with.
 var keyGeneratorTypes = map[string]string{
-	"SIMPLE": storage.SimpleKeyGenerator, "COMPLEX": storage.ComplexKeyGenerator, "NON_PARTITION": storage.NonpartitionedKeyGenerator,
-	"TIMESTAMP": storage.TimestampBasedKeyGenerator,
+	"SIMPLE": config.SimpleKeyGenerator, "COMPLEX": config.ComplexKeyGenerator, "NON_PARTITION": config.NonpartitionedKeyGenerator,
+	"TIMESTAMP": config.TimestampBasedKeyGenerator,
 }
 
 // payloadModes are the payload classes of the merge modes.
-var payloadModes = map[string]storage.MergeMode{
-	storage.EventTimePayload: storage.MergeEventTime, storage.CommitTimePayload: storage.MergeCommitTime,
+var payloadModes = map[string]config.MergeMode{
+	config.EventTimePayload: config.MergeEventTime, config.CommitTimePayload: config.MergeCommitTime,
 }
 
 // agreePayload checks a payload class against the table's merge mode.
 func agreePayload(_, v string, w writeTarget) error {
 	mode, ok := payloadModes[strings.TrimSpace(v)]
 	if !ok {
-		return fmt.Errorf("want %s (merge mode event-time) or %s (commit-time), the merges Hoodie has", storage.EventTimePayload, storage.CommitTimePayload)
+		return fmt.Errorf("want %s (merge mode event-time) or %s (commit-time), the merges Hoodie has", config.EventTimePayload, config.CommitTimePayload)
 	}
 	if mode != w.cfg.MergeMode() {
-		return fmt.Errorf("the table's merge mode is %s, which is %s", w.cfg.MergeMode(), map[storage.MergeMode]string{
-			storage.MergeEventTime: storage.EventTimePayload, storage.MergeCommitTime: storage.CommitTimePayload}[w.cfg.MergeMode()])
+		return fmt.Errorf("the table's merge mode is %s, which is %s", w.cfg.MergeMode(), map[config.MergeMode]string{
+			config.MergeEventTime: config.EventTimePayload, config.MergeCommitTime: config.CommitTimePayload}[w.cfg.MergeMode()])
 	}
 	return nil
 }
@@ -379,7 +381,7 @@ func agreePayload(_, v string, w writeTarget) error {
 // has no merge for.
 func checkPayload(_ *Settings, v string) error {
 	if _, ok := payloadModes[v]; !ok {
-		return fmt.Errorf("want %s (merge mode event-time) or %s (commit-time), the merges Hoodie has; it has no partial updates or CDC payloads", storage.EventTimePayload, storage.CommitTimePayload)
+		return fmt.Errorf("want %s (merge mode event-time) or %s (commit-time), the merges Hoodie has; it has no partial updates or CDC payloads", config.EventTimePayload, config.CommitTimePayload)
 	}
 	return nil
 }
@@ -413,13 +415,13 @@ func buildRegistry() []Setting {
 			parse: size(func(s *Settings) *int64 { return &s.SmallFileLimit }, 0)},
 		{Key: KeyRecordSizeEstimate, Default: "1024", Kind: Honoured, Doc: "bytes per record before the table has a commit to learn from (1 byte to 1 GiB)",
 			parse: number(func(s *Settings) *int64 { return &s.RecordSizeEstimate }, 1, 1<<30, "bytes")},
-		{Key: KeyCompressionCodec, Default: storage.DefaultCompression, Kind: Honoured, Doc: "zstd, snappy, gzip or uncompressed (Hudi's default is gzip)",
+		{Key: KeyCompressionCodec, Default: basefile.DefaultCompression, Kind: Honoured, Doc: "zstd, snappy, gzip or uncompressed (Hudi's default is gzip)",
 			parse: oneOf(func(s *Settings) *string { return &s.Compression }, "zstd", "snappy", "gzip", "uncompressed")},
-		{Key: KeyBlockSize, Default: strconv.Itoa(storage.DefaultBlockSize), Kind: Honoured, Doc: "Parquet row group size in bytes (64 KiB to 1 TiB; at least the page size, which the default page size gives way to)",
+		{Key: KeyBlockSize, Default: strconv.Itoa(basefile.DefaultBlockSize), Kind: Honoured, Doc: "Parquet row group size in bytes (64 KiB to 1 TiB; at least the page size, which the default page size gives way to)",
 			parse: size(func(s *Settings) *int64 { return &s.BlockSize }, minBlock)},
-		{Key: KeyPageSize, Default: strconv.Itoa(storage.DefaultPageSize), Kind: Honoured, Doc: fmt.Sprintf("Parquet page size in bytes (1 KiB to %d)", storage.MaxPageSize),
-			parse: number(func(s *Settings) *int { return &s.PageSize }, minPageSize, storage.MaxPageSize, "bytes")},
-		{Key: KeyStringEncoding, Default: storage.DefaultStringEncoding, Kind: Honoured, Doc: "Hoodie's own: the encoding of string and bytes columns, DELTA_LENGTH_BYTE_ARRAY or PLAIN (for readers older than Spark 3.3's vectorized reader)",
+		{Key: KeyPageSize, Default: strconv.Itoa(basefile.DefaultPageSize), Kind: Honoured, Doc: fmt.Sprintf("Parquet page size in bytes (1 KiB to %d)", basefile.MaxPageSize),
+			parse: number(func(s *Settings) *int { return &s.PageSize }, minPageSize, basefile.MaxPageSize, "bytes")},
+		{Key: KeyStringEncoding, Default: basefile.DefaultStringEncoding, Kind: Honoured, Doc: "Hoodie's own: the encoding of string and bytes columns, DELTA_LENGTH_BYTE_ARRAY or PLAIN (for readers older than Spark 3.3's vectorized reader)",
 			parse: oneOf(func(s *Settings) *string { return &s.StringEncoding }, "DELTA_LENGTH_BYTE_ARRAY", "PLAIN")},
 		{Key: KeyDictionaryEnabled, Default: "true", Kind: Honoured, Doc: "dictionary-encode a string or bytes column chunk of a new file group when that takes less room, as parquet-mr decides",
 			parse: boolean(func(s *Settings) *bool { return &s.NoDictionary }, true)},
@@ -504,13 +506,13 @@ func buildRegistry() []Setting {
 			parse: number(func(s *Settings) *int { return &s.Archive.Batch }, 1, 100_000, "instants")},
 		{Key: KeyPayloadClass, Kind: Honoured, Doc: "must be the table's merge mode's: DefaultHoodieRecordPayload (event-time) or OverwriteWithLatestAvroPayload (commit-time)",
 			parse: checkPayload, agree: agreePayload},
-		{Key: storage.KeyPayloadClass, Kind: Honoured, Doc: "as hoodie.datasource.write.payload.class", parse: checkPayload, agree: agreePayload},
+		{Key: config.KeyPayloadClass, Kind: Honoured, Doc: "as hoodie.datasource.write.payload.class", parse: checkPayload, agree: agreePayload},
 		{Key: "hoodie.payload.ordering.field", Kind: Honoured, Doc: "must be the table's precombine column",
-			agree: tableValue(storage.KeyPrecombineField, "")},
+			agree: tableValue(config.KeyPrecombineField, "")},
 		{Key: "hoodie.datasource.write.keygenerator.type", Kind: Honoured, Doc: "SIMPLE, COMPLEX, NON_PARTITION or TIMESTAMP, as the table's key generator",
 			agree: func(_, v string, w writeTarget) error {
 				class := keyGeneratorTypes[strings.ToUpper(strings.TrimSpace(v))]
-				if class != w.cfg.KeyGeneratorClass && !(class == storage.TimestampBasedKeyGenerator && w.cfg.TimestampBased()) {
+				if class != w.cfg.KeyGeneratorClass && !(class == config.TimestampBasedKeyGenerator && w.cfg.TimestampBased()) {
 					return fmt.Errorf("the table's key generator is %s", w.cfg.KeyGeneratorClass)
 				}
 				return nil
@@ -524,20 +526,20 @@ func buildRegistry() []Setting {
 		declareTimestamp(KeyTimestampOutputZone, "", "the zone of the partition folder's date-time (default: an input date-time's own zone, else the process's)", checkZone),
 		declareTimestamp(KeyTimestampZone, "", "when set, both the input and the output zone", checkZone),
 		declareTimestamp(KeyDateTimeParser, hoodieDateTimeParser, "the date-time parser; Hoodie has "+hoodieDateTimeParser+" only", oneOfValues(false, hoodieDateTimeParser)),
-		agreeTable("hoodie.table.name", storage.KeyTableName, "", "must be the table's name"),
-		agreeTable("hoodie.datasource.write.table.name", storage.KeyTableName, "", "must be the table's name"),
-		agreeTable("hoodie.datasource.write.table.type", storage.KeyTableType, storage.TableTypeCopyOnWrite, "must be COPY_ON_WRITE: Hoodie writes copy-on-write tables only"),
-		agreeTable("hoodie.datasource.write.recordkey.field", storage.KeyRecordKeyFields, "", "must be the table's record key columns"),
-		agreeTable("hoodie.datasource.write.partitionpath.field", storage.KeyPartitionFields, "", "must be the table's partition columns"),
-		agreeTable("hoodie.datasource.write.precombine.field", storage.KeyPrecombineField, "", "must be the table's precombine column"),
-		agreeTable("hoodie.datasource.write.keygenerator.class", storage.KeyKeyGeneratorClass, "", "must be the table's key generator"),
-		agreeTable(storage.KeyHiveStylePartitioning, storage.KeyHiveStylePartitioning, "false", "must be the table's"),
-		agreeTable(storage.KeyURLEncodePartitioning, storage.KeyURLEncodePartitioning, "false", "must be the table's"),
-		agreeTable(storage.KeyDropPartitionColumns, storage.KeyDropPartitionColumns, "false", "must be the table's"),
-		agreeTable(storage.KeyPopulateMetaFields, storage.KeyPopulateMetaFields, "true", "must be the table's"),
-		agreeTable(storage.KeyDatabaseName, storage.KeyDatabaseName, "", "must be the table's"),
-		agreeTable(storage.KeyArchiveLogFolder, storage.KeyArchiveLogFolder, storage.DefaultArchiveFolder, "must be the table's"),
-		agreeTable(storage.KeyTimelineLayoutVersion, storage.KeyTimelineLayoutVersion, "1", "must be the table's"),
+		agreeTable("hoodie.table.name", config.KeyTableName, "", "must be the table's name"),
+		agreeTable("hoodie.datasource.write.table.name", config.KeyTableName, "", "must be the table's name"),
+		agreeTable("hoodie.datasource.write.table.type", config.KeyTableType, config.TableTypeCopyOnWrite, "must be COPY_ON_WRITE: Hoodie writes copy-on-write tables only"),
+		agreeTable("hoodie.datasource.write.recordkey.field", config.KeyRecordKeyFields, "", "must be the table's record key columns"),
+		agreeTable("hoodie.datasource.write.partitionpath.field", config.KeyPartitionFields, "", "must be the table's partition columns"),
+		agreeTable("hoodie.datasource.write.precombine.field", config.KeyPrecombineField, "", "must be the table's precombine column"),
+		agreeTable("hoodie.datasource.write.keygenerator.class", config.KeyKeyGeneratorClass, "", "must be the table's key generator"),
+		agreeTable(config.KeyHiveStylePartitioning, config.KeyHiveStylePartitioning, "false", "must be the table's"),
+		agreeTable(config.KeyURLEncodePartitioning, config.KeyURLEncodePartitioning, "false", "must be the table's"),
+		agreeTable(config.KeyDropPartitionColumns, config.KeyDropPartitionColumns, "false", "must be the table's"),
+		agreeTable(config.KeyPopulateMetaFields, config.KeyPopulateMetaFields, "true", "must be the table's"),
+		agreeTable(config.KeyDatabaseName, config.KeyDatabaseName, "", "must be the table's"),
+		agreeTable(config.KeyArchiveLogFolder, config.KeyArchiveLogFolder, storage.DefaultArchiveFolder, "must be the table's"),
+		agreeTable(config.KeyTimelineLayoutVersion, config.KeyTimelineLayoutVersion, "1", "must be the table's"),
 		{Key: "hoodie.table.", Kind: Honoured, Doc: "a table's configuration (hoodie.properties): must be the table's value, since a write does not change it",
 			agree: tableValue("", "")},
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -31,7 +31,7 @@ func TestSettingKinds(t *testing.T) {
 		{"hoodie.datasource.write.operation", "upsert", ""},
 		{"hoodie.datasource.write.operation", "insert_overwrite_table", ""}, // checked against the command when the write runs
 		{"hoodie.datasource.write.operation", "bootstrap", "hoodie.datasource.write.operation=\"bootstrap\": want insert, bulk_insert, upsert, delete, insert_overwrite, insert_overwrite_table or delete_partition"},
-		{"hoodie.datasource.write.payload.class", storage.CommitTimePayload, ""},
+		{"hoodie.datasource.write.payload.class", config.CommitTimePayload, ""},
 		{"hoodie.datasource.write.payload.class", "org.apache.hudi.common.model.PartialUpdateAvroPayload", "PartialUpdateAvroPayload\": want org.apache.hudi.common.model.DefaultHoodieRecordPayload"},
 		{"hoodie.compaction.payload.class", "org.apache.hudi.common.model.OverwriteNonDefaultsWithLatestAvroPayload", "hoodie.compaction.payload.class"},
 		{"hoodie.clean.automatic", "false", ""},
@@ -85,7 +85,7 @@ func TestSettingKinds(t *testing.T) {
 		{"hoodie.datasource.write.partitionpath.fields", "city", "did you mean hoodie.datasource.write.partitionpath.field?"},
 	}
 	for _, tt := range tests {
-		props := storage.NewProperties()
+		props := config.NewProperties()
 		props.Set(tt.key, tt.value)
 		_, err := ParseSettings(props)
 		switch {
@@ -155,8 +155,8 @@ func TestWriteRefusesSettingsThatDisagree(t *testing.T) {
 		{"hoodie.datasource.write.table.type", "MERGE_ON_READ", OpUpsert, "the table has hoodie.table.type=COPY_ON_WRITE"},
 		{"hoodie.table.type", "MERGE_ON_READ", OpUpsert, "hoodie.table.type=MERGE_ON_READ is refused"},
 		{"hoodie.table.cdc.enabled", "true", OpUpsert, "hoodie.table.cdc.enabled=true is refused"},
-		{"hoodie.datasource.write.keygenerator.class", storage.SimpleKeyGenerator, OpUpsert, ""},
-		{"hoodie.datasource.write.keygenerator.class", storage.ComplexKeyGenerator, OpUpsert, "the table has hoodie.table.keygenerator.class=" + storage.SimpleKeyGenerator},
+		{"hoodie.datasource.write.keygenerator.class", config.SimpleKeyGenerator, OpUpsert, ""},
+		{"hoodie.datasource.write.keygenerator.class", config.ComplexKeyGenerator, OpUpsert, "the table has hoodie.table.keygenerator.class=" + config.SimpleKeyGenerator},
 		{"hoodie.datasource.write.keygenerator.type", "SIMPLE", OpUpsert, ""},
 		{"hoodie.datasource.write.keygenerator.type", "COMPLEX", OpUpsert, "hoodie.datasource.write.keygenerator.type=COMPLEX is refused"},
 		{"hoodie.datasource.write.hive_style_partitioning", "true", OpUpsert, "the table has hoodie.datasource.write.hive_style_partitioning=false"},
@@ -164,8 +164,8 @@ func TestWriteRefusesSettingsThatDisagree(t *testing.T) {
 		{"hoodie.datasource.write.table.name", "rides", OpUpsert, "the table has hoodie.table.name=trips"},
 		{"hoodie.archivelog.folder", "archived", OpUpsert, ""},
 		{"hoodie.timeline.layout.version", "2", OpUpsert, "the table has hoodie.timeline.layout.version=1"},
-		{KeyPayloadClass, storage.EventTimePayload, OpUpsert, ""},
-		{KeyPayloadClass, storage.CommitTimePayload, OpUpsert, "the table's merge mode is event-time"},
+		{KeyPayloadClass, config.EventTimePayload, OpUpsert, ""},
+		{KeyPayloadClass, config.CommitTimePayload, OpUpsert, "the table's merge mode is event-time"},
 		// A Go caller may fill Props without ParseSettings: the write
 		// checks them too.
 		{"hoodie.clean.async", "true", OpUpsert, "hoodie.clean.async=true is refused"},
@@ -175,7 +175,7 @@ func TestWriteRefusesSettingsThatDisagree(t *testing.T) {
 		t.Run(tt.key+"="+tt.value+"/"+tt.op.String(), func(t *testing.T) {
 			settings := DefaultSettings()
 			settings.Props.Set(tt.key, tt.value)
-			table := newTripsTable(t, storage.MergeEventTime, settings)
+			table := newTripsTable(t, config.MergeEventTime, settings)
 			in := tripsInput(trips.NewGenerator(1).Inserts(5))
 			if tt.op == OpSoftDelete {
 				newTestWriter(table.fsys, table.dir, DefaultSettings()).Write(context.Background(), OpInsert, in)
@@ -204,7 +204,7 @@ func TestWriteRefusesSettingsThatDisagree(t *testing.T) {
 // TestSeveralSettingProblems checks that several problems make one error
 // that names every key, grouped by problem.
 func TestSeveralSettingProblems(t *testing.T) {
-	props := storage.NewProperties()
+	props := config.NewProperties()
 	props.Set("hoodie.clean.async", "true")
 	props.Set("hoodie.parquet.max.filesize", "5")
 	props.Set(KeyMaxFileSize, "1")
@@ -225,6 +225,6 @@ func TestTableSettingsAgreeTogether(t *testing.T) {
 	settings.Props.Set("hoodie.table.type", "COPY_ON_WRITE")
 	settings.Props.Set("hoodie.table.precombine.field", "ts")
 	settings.Props.Set("hoodie.table.recordkey.fields", "uuid")
-	table := newTripsTable(t, storage.MergeEventTime, settings)
+	table := newTripsTable(t, config.MergeEventTime, settings)
 	table.write(OpInsert, tripsInput(trips.NewGenerator(1).Inserts(3)))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/avrofile"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -60,7 +61,7 @@ func TestInsertOverwrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if meta.OperationType != timeline.OperationInsertOverwrite || len(meta.PartitionToReplaceFileIDs) != 1 || len(meta.PartitionToReplaceFileIDs[storage.EscapePartitionValue(target)]) == 0 {
+	if meta.OperationType != timeline.OperationInsertOverwrite || len(meta.PartitionToReplaceFileIDs) != 1 || len(meta.PartitionToReplaceFileIDs[config.EscapePartitionValue(target)]) == 0 {
 		t.Errorf("replace metadata: operation %s, replaced %v; want INSERT_OVERWRITE replacing the groups of %s", meta.OperationType, meta.PartitionToReplaceFileIDs, target)
 	}
 	for _, g := range view.FileGroups() {
@@ -115,7 +116,7 @@ func TestReplaceRefusals(t *testing.T) {
 			return err
 		},
 		"a delete of a partition the table does not hold": func() error {
-			_, err := tt.w.DeletePartitions(ctx, []string{storage.EscapePartitionValue(initial[0].PartitionPath), "no/such/partition"})
+			_, err := tt.w.DeletePartitions(ctx, []string{config.EscapePartitionValue(initial[0].PartitionPath), "no/such/partition"})
 			return err
 		},
 	}
@@ -163,7 +164,7 @@ func TestPendingOverwriteRolledBack(t *testing.T) {
 func TestDeletePartitionFiles(t *testing.T) {
 	ctx := context.Background()
 	tt, _, initial := tableOf30Trips(t, 14)
-	partition := storage.EscapePartitionValue(initial[0].PartitionPath)
+	partition := config.EscapePartitionValue(initial[0].PartitionPath)
 	res, err := tt.w.DeletePartitions(ctx, []string{partition})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -266,7 +267,7 @@ func rollbackRequest(fsys storage.FS, rel string) timeline.RollbackRequest {
 		FilesToBeDeleted:     []string{fullPath(fsys, rel)},
 		LogBlocksToBeDeleted: &map[string]int64{},
 	}
-	if name, err := storage.ParseBaseFileName(path.Base(rel)); err == nil {
+	if name, err := basefile.ParseName(path.Base(rel)); err == nil {
 		req.FileID, req.LatestBaseInstant = &name.FileID, &name.InstantTime
 	}
 	return req

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/storage/faultfs"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
@@ -207,7 +208,7 @@ func TestRestoreKilled(t *testing.T) {
 	settings := DefaultSettings()
 	settings.MaxFileSize = 16 << 10 // several file groups a write
 	settings.SmallFileLimit = 12 << 10
-	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	tt := newTripsTable(t, config.MergeEventTime, settings)
 	gen := trips.NewGenerator(8)
 	initial := gen.Inserts(400)
 	saved := tt.write(OpInsert, tripsInput(initial)).Instant

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // partitionMetadataFailingFS fails every write of a partition metadata
@@ -48,8 +49,8 @@ func (f *partitionMetadataFailingFS) CreateIfAbsent(ctx context.Context, name st
 // folder behind: its files create their partitions' folders before the
 // metadata, which the rollback cannot then find the partitions by.
 func TestFailedWriteLeavesNoPartitionFolders(t *testing.T) {
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
-	fsys := &partitionMetadataFailingFS{failCreateFS: failCreateFS{FS: tt.fsys, suffix: storage.PartitionMetadataFile}, created: make(chan struct{})}
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
+	fsys := &partitionMetadataFailingFS{failCreateFS: failCreateFS{FS: tt.fsys, suffix: config.PartitionMetadataFile}, created: make(chan struct{})}
 	w := newTestWriter(fsys, tt.dir, Settings{})
 	_, err := w.Write(context.Background(), OpInsert, tripsInput(trips.NewGenerator(1).Inserts(30)))
 	if !errors.Is(err, errAfterCreate) {

@@ -223,7 +223,7 @@ func TestWriteCompletesSparkPendingRollback(t *testing.T) {
 	before := dataOf(snapshot(t, tt.fsys, ""))
 	failed, rb := "20991231000000000", "20991231000000100"
 	for _, name := range []string{failed + ".commit.requested", failed + ".inflight", rb + ".rollback.inflight"} {
-		if err := tt.fsys.CreateIfAbsent(ctx, timeline.MetaFolder+"/"+name, nil); err != nil {
+		if err := tt.fsys.CreateIfAbsent(ctx, storage.MetaFolder+"/"+name, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -238,7 +238,7 @@ func TestWriteCompletesSparkPendingRollback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tt.fsys.CreateIfAbsent(ctx, timeline.MetaFolder+"/"+rb+".rollback.requested", plan); err != nil {
+	if err := tt.fsys.CreateIfAbsent(ctx, storage.MetaFolder+"/"+rb+".rollback.requested", plan); err != nil {
 		t.Fatal(err)
 	}
 

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // Settings are the write settings of one write, typed. The zero value is
@@ -82,7 +83,7 @@ type Settings struct {
 	// Props holds every setting given, those above included, for the
 	// pre-commit hook (validators read theirs from it). A write checks
 	// its hoodie.* keys as ParseSettings does, and against the write.
-	Props *storage.Properties
+	Props *config.Properties
 
 	// heartbeatInterval (ms) and heartbeatMisses make HeartbeatTimeout.
 	heartbeatInterval, heartbeatMisses int64
@@ -91,7 +92,7 @@ type Settings struct {
 // DefaultSettings returns the defaults the registry declares: Hudi's, but
 // zstd compression, one writer per core, and bulk inserts sorted by key.
 func DefaultSettings() Settings {
-	s := Settings{Props: storage.NewProperties()}
+	s := Settings{Props: config.NewProperties()}
 	for i := range registry {
 		if def := &registry[i]; def.parse != nil && def.Default != "" {
 			if err := def.parse(&s, def.Default); err != nil {
@@ -117,7 +118,7 @@ func (s *Settings) setHeartbeat() {
 // outside hoodie.* (spark.*, say) are kept in Props and otherwise ignored.
 // Settings that must agree with the table or the operation are checked
 // when the write runs.
-func ParseSettings(props *storage.Properties) (Settings, error) {
+func ParseSettings(props *config.Properties) (Settings, error) {
 	s := DefaultSettings()
 	if props == nil {
 		return s, nil
@@ -172,7 +173,7 @@ func (s *Settings) checkProps() error {
 // checkWrite checks, before a write writes anything, its hoodie.* settings
 // as ParseSettings does (a caller may have filled Props itself) and the
 // settings that must agree with the operation and the table.
-func (s *Settings) checkWrite(op Operation, cfg *storage.TableConfig) error {
+func (s *Settings) checkWrite(op Operation, cfg *config.Table) error {
 	if s.Props == nil {
 		return nil
 	}
@@ -211,7 +212,7 @@ func (s *Settings) SortsBulkInsert() bool {
 	return sorts || !known
 }
 
-func (s *Settings) baseFileOptions() storage.BaseFileOptions {
-	return storage.BaseFileOptions{Compression: s.Compression, BlockSize: s.BlockSize, PageSize: s.PageSize,
+func (s *Settings) baseFileOptions() basefile.Options {
+	return basefile.Options{Compression: s.Compression, BlockSize: s.BlockSize, PageSize: s.PageSize,
 		StringEncoding: s.StringEncoding, NoDictionary: s.NoDictionary}
 }

@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 func TestParseSettings(t *testing.T) {
@@ -18,7 +19,7 @@ func TestParseSettings(t *testing.T) {
 		wantError string // "" when the settings parse
 	}{
 		{"defaults", nil, func(s Settings) bool {
-			return s.StringEncoding == storage.DefaultStringEncoding && s.Compression == storage.DefaultCompression && s.MaxFileSize == 120<<20 &&
+			return s.StringEncoding == basefile.DefaultStringEncoding && s.Compression == basefile.DefaultCompression && s.MaxFileSize == 120<<20 &&
 				s.SortsBulkInsert() && !s.LossyWidening
 		}, ""},
 		{"plain strings", map[string]string{KeyStringEncoding: " plain "}, func(s Settings) bool { return s.StringEncoding == "PLAIN" }, ""},
@@ -75,9 +76,9 @@ func TestParseSettings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var props *storage.Properties
+			var props *config.Properties
 			if tt.props != nil {
-				props = storage.NewProperties()
+				props = config.NewProperties()
 				for k, v := range tt.props {
 					props.Set(k, v)
 				}
@@ -121,7 +122,7 @@ func TestWriteStringEncoding(t *testing.T) {
 		t.Run(encoding, func(t *testing.T) {
 			settings := DefaultSettings()
 			settings.StringEncoding = encoding
-			tt := newTripsTable(t, storage.MergeEventTime, settings)
+			tt := newTripsTable(t, config.MergeEventTime, settings)
 			tt.write(OpBulkInsert, tripsInput(trips.NewGenerator(1).Inserts(100)))
 			_, view := tt.latest()
 			slices := view.LatestSlices()
@@ -129,7 +130,7 @@ func TestWriteStringEncoding(t *testing.T) {
 				t.Fatal("no base files")
 			}
 			for _, s := range slices {
-				bf, err := storage.OpenBaseFile(t.Context(), tt.fsys, s.Path)
+				bf, err := basefile.Open(t.Context(), tt.fsys, s.Path)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/jodatime"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // The settings of Hudi's timestamp-based key generator
@@ -80,9 +81,9 @@ type timestampKeygen struct {
 // setting: the table's (under the key or its deprecated twin) before the
 // write's, as Spark's writer lays the table's configuration over the
 // write's options.
-func timestampSetting(cfg *storage.TableConfig, write *storage.Properties, key string) (string, bool) {
+func timestampSetting(cfg *config.Table, write *config.Properties, key string) (string, bool) {
 	old := oldTimestampPrefix + strings.TrimPrefix(key, timestampPrefix)
-	for _, p := range []*storage.Properties{cfg.Extra, write} {
+	for _, p := range []*config.Properties{cfg.Extra, write} {
 		if p == nil {
 			continue
 		}
@@ -99,7 +100,7 @@ func timestampSetting(cfg *storage.TableConfig, write *storage.Properties, key s
 // newTimestampKeygen reads the timestamp-based key generator's settings of
 // a table whose key generator is timestamp-based (nil, nil for another).
 // local is Java's default zone, which Hudi takes when no zone is set.
-func newTimestampKeygen(cfg *storage.TableConfig, write *storage.Properties, local *time.Location) (*timestampKeygen, error) {
+func newTimestampKeygen(cfg *config.Table, write *config.Properties, local *time.Location) (*timestampKeygen, error) {
 	if !cfg.TimestampBased() {
 		return nil, nil
 	}
@@ -186,7 +187,7 @@ func newTimestampKeygen(cfg *storage.TableConfig, write *storage.Properties, loc
 // generator is timestamp-based with the settings its configuration keeps
 // (hoodie.properties), as a table hoodiectl init makes keeps them all. It
 // is nil for a table with another key generator.
-func CheckTimestampTable(cfg *storage.TableConfig) error {
+func CheckTimestampTable(cfg *config.Table) error {
 	_, err := newTimestampKeygen(cfg, nil, nil)
 	return err
 }
@@ -312,10 +313,10 @@ func customZone(id string) (*time.Location, error) {
 // checkColumn checks that the partition column's type is one whose values
 // Hoodie turns into partition paths as Hudi does: strings and plain
 // numbers.
-func (g *timestampKeygen) checkColumn(name string, t storage.Type) error {
+func (g *timestampKeygen) checkColumn(name string, t basefile.Type) error {
 	switch t.Kind {
-	case storage.KindString, storage.KindInt, storage.KindLong, storage.KindFloat, storage.KindDouble:
-		if t.Logical == storage.LogicalNone {
+	case basefile.KindString, basefile.KindInt, basefile.KindLong, basefile.KindFloat, basefile.KindDouble:
+		if t.Logical == basefile.LogicalNone {
 			return nil
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // hudiTimestampCase is one partition path Hudi 0.15's
@@ -42,9 +42,9 @@ func loadHudiTimestampCases(t testing.TB) []hudiTimestampCase {
 // timestampTable is the configuration of a table keyed on id and
 // partitioned on part by the timestamp-based key generator, with
 // settings (full keys) in hoodie.properties.
-func timestampTable(settings map[string]string) *storage.TableConfig {
-	cfg := &storage.TableConfig{Name: "t", KeyGeneratorClass: storage.TimestampBasedKeyGenerator,
-		RecordKeyFields: []string{"id"}, PartitionFields: []string{"part"}, Extra: storage.NewProperties()}
+func timestampTable(settings map[string]string) *config.Table {
+	cfg := &config.Table{Name: "t", KeyGeneratorClass: config.TimestampBasedKeyGenerator,
+		RecordKeyFields: []string{"id"}, PartitionFields: []string{"part"}, Extra: config.NewProperties()}
 	for k, v := range settings {
 		cfg.Extra.Set(k, v)
 	}
@@ -122,7 +122,7 @@ func TestTimestampKeygenSettings(t *testing.T) {
 		KeyTimestampOutputFormat: "yyyyMMdd",
 		KeyTimestampZone:         "UTC",
 	}
-	write := storage.NewProperties()
+	write := config.NewProperties()
 	if _, err := newTimestampKeygen(timestampTable(table), write, time.UTC); err == nil || !strings.Contains(err.Error(), KeyTimestampType+" is not set") {
 		t.Fatalf("no timestamp type: %v", err)
 	}

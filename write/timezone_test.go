@@ -9,6 +9,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/fixtures"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -26,23 +28,23 @@ func TestInstantTimeZone(t *testing.T) {
 	now := time.Date(2024, 4, 18, 22, 40, 0, 0, time.UTC) // after the Spark fixture's commits
 	tests := []struct {
 		name string
-		zone storage.TimelineTimezone // "" leaves the property out
+		zone config.TimelineTimezone // "" leaves the property out
 		want string
 	}{
-		{"UTC table", storage.TimelineUTC, "20240418224000000"},
-		{"LOCAL table", storage.TimelineLocal, "20240418174000000"},
+		{"UTC table", config.TimelineUTC, "20240418224000000"},
+		{"LOCAL table", config.TimelineLocal, "20240418174000000"},
 		{"table without the property", "", "20240418174000000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			table := newTripsTable(t, storage.MergeEventTime, Settings{})
-			cfg, err := storage.LoadTableConfig(ctx, table.fsys)
+			table := newTripsTable(t, config.MergeEventTime, Settings{})
+			cfg, err := config.Load(ctx, table.fsys)
 			if err != nil {
 				t.Fatal(err)
 			}
 			cfg.TimelineTimezone = tt.zone
-			if err := storage.UpdateTableConfig(ctx, table.fsys, cfg, now); err != nil {
+			if err := config.Update(ctx, table.fsys, cfg, now); err != nil {
 				t.Fatal(err)
 			}
 			table.w = zonedWriter(table.fsys, table.dir, now)
@@ -67,11 +69,11 @@ func TestInstantTimeZoneSparkTable(t *testing.T) {
 	}
 	now := time.Date(2024, 4, 18, 22, 40, 0, 0, time.UTC)
 	w := zonedWriter(fsys, dir, now)
-	nullable := func(k storage.Kind) *storage.Type { return storage.Nullable(storage.Primitive(k)) }
-	in := &Input{Name: "bob", Schema: &storage.Schema{Name: "in", Fields: []storage.Field{
-		{Name: "id", Type: nullable(storage.KindInt)},
-		{Name: "name", Type: nullable(storage.KindString)},
-		{Name: "longField", Type: nullable(storage.KindLong)},
+	nullable := func(k basefile.Kind) *basefile.Type { return basefile.Nullable(basefile.Primitive(k)) }
+	in := &Input{Name: "bob", Schema: &basefile.Schema{Name: "in", Fields: []basefile.Field{
+		{Name: "id", Type: nullable(basefile.KindInt)},
+		{Name: "name", Type: nullable(basefile.KindString)},
+		{Name: "longField", Type: nullable(basefile.KindLong)},
 	}}, Rows: [][]any{{int32(2), "Bob", int64(9999999999)}}}
 	res, err := w.Write(ctx, OpUpsert, in)
 	if err != nil {
@@ -91,12 +93,12 @@ func TestInstantTimeZoneSparkTable(t *testing.T) {
 	if last, _ := tl.Last(); last.Time != want || last.State != timeline.StateCompleted {
 		t.Errorf("latest instant %v, want %s completed", last, want)
 	}
-	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	cfg, err := config.Load(ctx, fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.TimelineTimezone != "" {
-		t.Errorf("the write set %s=%s on Spark's table", storage.KeyTimelineTimezone, cfg.TimelineTimezone)
+		t.Errorf("the write set %s=%s on Spark's table", config.KeyTimelineTimezone, cfg.TimelineTimezone)
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // newValuesTable makes an empty table with the record key columns keys,
@@ -24,11 +26,11 @@ func newValuesTable(t *testing.T, keys []string, settings Settings) *testTable {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := storage.NewTableConfig("values", keys, "ts", nil, false, storage.MergeEventTime)
+	cfg, err := config.NewTable("values", keys, "ts", nil, false, config.MergeEventTime)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := storage.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
+	if err := config.CreateTable(context.Background(), fsys, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return &testTable{t: t, dir: dir, fsys: fsys, w: newTestWriter(fsys, dir, settings)}
@@ -36,10 +38,10 @@ func newValuesTable(t *testing.T, keys []string, settings Settings) *testTable {
 
 // valuesInput is an input of the columns (name, kind, all nullable) and
 // rows.
-func valuesInput(columns []string, kinds []storage.Kind, rows ...[]any) *Input {
-	s := &storage.Schema{Name: "values"}
+func valuesInput(columns []string, kinds []basefile.Kind, rows ...[]any) *Input {
+	s := &basefile.Schema{Name: "values"}
 	for i, c := range columns {
-		s.Fields = append(s.Fields, storage.Field{Name: c, Type: storage.Nullable(storage.Primitive(kinds[i]))})
+		s.Fields = append(s.Fields, basefile.Field{Name: c, Type: basefile.Nullable(basefile.Primitive(kinds[i]))})
 	}
 	return &Input{Name: "in", Schema: s, Rows: rows}
 }
@@ -62,9 +64,9 @@ func (tt *testTable) writeErr(op Operation, in *Input) error {
 // complex key Hudi's format cannot tell from another's is refused, naming
 // the column, while stored keys are computed as Hudi computes them.
 func TestInputKeyRefusesAmbiguousParts(t *testing.T) {
-	str := storage.Nullable(storage.Primitive(storage.KindString))
-	schema := &storage.Schema{Name: "r", Fields: []storage.Field{{Name: "k1", Type: str}, {Name: "k2", Type: str}}}
-	g, err := NewKeyGenerator(&storage.TableConfig{RecordKeyFields: []string{"k1", "k2"}}, schema)
+	str := basefile.Nullable(basefile.Primitive(basefile.KindString))
+	schema := &basefile.Schema{Name: "r", Fields: []basefile.Field{{Name: "k1", Type: str}, {Name: "k2", Type: str}}}
+	g, err := NewKeyGenerator(&config.Table{RecordKeyFields: []string{"k1", "k2"}}, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +99,7 @@ func TestInputKeyRefusesAmbiguousParts(t *testing.T) {
 	// A named key of one column ("k1:value", see namedSingleKeys) is cut
 	// nowhere: its value may hold anything but a null, an empty string or a
 	// placeholder.
-	one, err := NewKeyGenerator(&storage.TableConfig{RecordKeyFields: []string{"k1"}}, schema)
+	one, err := NewKeyGenerator(&config.Table{RecordKeyFields: []string{"k1"}}, schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +124,7 @@ func TestInputKeyRefusesAmbiguousParts(t *testing.T) {
 // and so is a null key part.
 func TestComplexKeysDoNotCollide(t *testing.T) {
 	tt := newValuesTable(t, []string{"k1", "k2"}, Settings{})
-	cols, kinds := []string{"k1", "k2", "ts"}, []storage.Kind{storage.KindString, storage.KindString, storage.KindLong}
+	cols, kinds := []string{"k1", "k2", "ts"}, []basefile.Kind{basefile.KindString, basefile.KindString, basefile.KindLong}
 	tt.write(OpUpsert, valuesInput(cols, kinds, []any{"x", "y", int64(1)}))
 	for _, tc := range []struct {
 		row    []any
@@ -146,12 +148,12 @@ func TestComplexKeysDoNotCollide(t *testing.T) {
 // TestNaNPrecombineRefused checks that a NaN precombine value, of a double
 // or a float column, is refused as null is, while infinities are kept.
 func TestNaNPrecombineRefused(t *testing.T) {
-	for _, kind := range []storage.Kind{storage.KindDouble, storage.KindFloat} {
+	for _, kind := range []basefile.Kind{basefile.KindDouble, basefile.KindFloat} {
 		t.Run(kind.String(), func(t *testing.T) {
 			tt := newValuesTable(t, []string{"id"}, Settings{})
-			cols, kinds := []string{"id", "ts"}, []storage.Kind{storage.KindString, kind}
+			cols, kinds := []string{"id", "ts"}, []basefile.Kind{basefile.KindString, kind}
 			num := func(f float64) any {
-				if kind == storage.KindFloat {
+				if kind == basefile.KindFloat {
 					return float32(f)
 				}
 				return f
@@ -180,28 +182,28 @@ func TestNaNPrecombineRefused(t *testing.T) {
 // fields too) and against a meta column, naming both.
 func TestColumnsDifferingInCaseRefused(t *testing.T) {
 	tt := newValuesTable(t, []string{"id"}, Settings{})
-	long := storage.KindLong
-	tt.write(OpUpsert, valuesInput([]string{"id", "ts", "v"}, []storage.Kind{storage.KindString, long, long}, []any{"a", int64(1), int64(1)}))
-	err := tt.writeErr(OpUpsert, valuesInput([]string{"id", "ts", "V"}, []storage.Kind{storage.KindString, long, long}, []any{"a", int64(2), int64(9)}))
+	long := basefile.KindLong
+	tt.write(OpUpsert, valuesInput([]string{"id", "ts", "v"}, []basefile.Kind{basefile.KindString, long, long}, []any{"a", int64(1), int64(1)}))
+	err := tt.writeErr(OpUpsert, valuesInput([]string{"id", "ts", "V"}, []basefile.Kind{basefile.KindString, long, long}, []any{"a", int64(2), int64(9)}))
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), `input column "V" differs from the table's column "v" only in case`) {
 		t.Errorf("V against the table's v: %v, want a refusal naming both", err)
 	}
-	err = tt.writeErr(OpUpsert, valuesInput([]string{"id", "ts", "w", "W"}, []storage.Kind{storage.KindString, long, long, long}, []any{"a", int64(2), int64(1), int64(2)}))
+	err = tt.writeErr(OpUpsert, valuesInput([]string{"id", "ts", "w", "W"}, []basefile.Kind{basefile.KindString, long, long, long}, []any{"a", int64(2), int64(1), int64(2)}))
 	if err == nil || errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), `columns "w" and "W" differ only in case`) {
 		t.Errorf("w and W in one input: %v, want bad input naming both", err)
 	}
-	err = tt.writeErr(OpUpsert, valuesInput([]string{"id", "ts", "_HOODIE_RECORD_KEY"}, []storage.Kind{storage.KindString, long, storage.KindString}, []any{"a", int64(2), "x"}))
+	err = tt.writeErr(OpUpsert, valuesInput([]string{"id", "ts", "_HOODIE_RECORD_KEY"}, []basefile.Kind{basefile.KindString, long, basefile.KindString}, []any{"a", int64(2), "x"}))
 	if err == nil || !strings.Contains(err.Error(), `"_HOODIE_RECORD_KEY" differs from Hudi's meta column "_hoodie_record_key"`) {
 		t.Errorf("a meta column in upper case: %v, want a refusal naming both", err)
 	}
-	nested := valuesInput([]string{"id", "ts"}, []storage.Kind{storage.KindString, long}, []any{"a", int64(2), []any{[]any{int64(1), int64(2)}}})
-	rec := &storage.Type{Kind: storage.KindRecord, Name: "r", Fields: []storage.Field{{Name: "x", Type: storage.Nullable(storage.Primitive(long))}, {Name: "X", Type: storage.Nullable(storage.Primitive(long))}}}
-	nested.Schema.Fields = append(nested.Schema.Fields, storage.Field{Name: "r", Type: storage.Nullable(&storage.Type{Kind: storage.KindArray, Items: rec})})
+	nested := valuesInput([]string{"id", "ts"}, []basefile.Kind{basefile.KindString, long}, []any{"a", int64(2), []any{[]any{int64(1), int64(2)}}})
+	rec := &basefile.Type{Kind: basefile.KindRecord, Name: "r", Fields: []basefile.Field{{Name: "x", Type: basefile.Nullable(basefile.Primitive(long))}, {Name: "X", Type: basefile.Nullable(basefile.Primitive(long))}}}
+	nested.Schema.Fields = append(nested.Schema.Fields, basefile.Field{Name: "r", Type: basefile.Nullable(&basefile.Type{Kind: basefile.KindArray, Items: rec})})
 	if err := tt.writeErr(OpUpsert, nested); err == nil || !strings.Contains(err.Error(), `columns "r.x" and "r.X"`) {
 		t.Errorf("fields x and X of a record in an array: %v, want an error naming both", err)
 	}
-	if err := CheckTableSchema(&storage.TableConfig{RecordKeyFields: []string{"id"}}, &storage.Schema{Name: "s", Fields: []storage.Field{
-		{Name: "id", Type: storage.Primitive(storage.KindString)}, {Name: "Id", Type: storage.Primitive(storage.KindString)},
+	if err := CheckTableSchema(&config.Table{RecordKeyFields: []string{"id"}}, &basefile.Schema{Name: "s", Fields: []basefile.Field{
+		{Name: "id", Type: basefile.Primitive(basefile.KindString)}, {Name: "Id", Type: basefile.Primitive(basefile.KindString)},
 	}}); err == nil || !strings.Contains(err.Error(), `"id" and "Id"`) {
 		t.Errorf("a table schema with id and Id: %v, want a refusal naming both", err)
 	}
@@ -214,10 +216,10 @@ func TestColumnsDifferingInCaseRefused(t *testing.T) {
 // a file the write does not rewrite; and that the setting lets it through.
 func TestLossyWideningRefused(t *testing.T) {
 	const big = 1<<53 + 1 // 9007199254740993: a double holds 9007199254740992
-	str, long, double := storage.KindString, storage.KindLong, storage.KindDouble
+	str, long, double := basefile.KindString, basefile.KindLong, basefile.KindDouble
 	cols := []string{"id", "ts", "n"}
-	longs := func(rows ...[]any) *Input { return valuesInput(cols, []storage.Kind{str, long, long}, rows...) }
-	doubles := func(rows ...[]any) *Input { return valuesInput(cols, []storage.Kind{str, long, double}, rows...) }
+	longs := func(rows ...[]any) *Input { return valuesInput(cols, []basefile.Kind{str, long, long}, rows...) }
+	doubles := func(rows ...[]any) *Input { return valuesInput(cols, []basefile.Kind{str, long, double}, rows...) }
 	tests := []struct {
 		name   string
 		stored []*Input // bulk inserts, a file group each
@@ -232,8 +234,8 @@ func TestLossyWideningRefused(t *testing.T) {
 			doubles([]any{"a", int64(2), 0.5}), ""},
 		{"a file the write leaves alone", []*Input{longs([]any{"a", int64(1), int64(-big)}), longs([]any{"b", int64(1), int64(2)})},
 			doubles([]any{"b", int64(2), 0.5}), "such as -9007199254740993"},
-		{"int to float", []*Input{valuesInput(cols, []storage.Kind{str, long, storage.KindInt}, []any{"a", int64(1), int32(1<<24 + 1)})},
-			valuesInput(cols, []storage.Kind{str, long, storage.KindFloat}, []any{"a", int64(2), float32(0.5)}), "from int to float would round values the table holds, such as 16777217"},
+		{"int to float", []*Input{valuesInput(cols, []basefile.Kind{str, long, basefile.KindInt}, []any{"a", int64(1), int32(1<<24 + 1)})},
+			valuesInput(cols, []basefile.Kind{str, long, basefile.KindFloat}, []any{"a", int64(2), float32(0.5)}), "from int to float would round values the table holds, such as 16777217"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -264,8 +266,8 @@ func TestLossyWideningRefused(t *testing.T) {
 func TestPrecombineWideningRefused(t *testing.T) {
 	tt := newValuesTable(t, []string{"id"}, Settings{})
 	cols := []string{"id", "ts"}
-	tt.write(OpUpsert, valuesInput(cols, []storage.Kind{storage.KindString, storage.KindLong}, []any{"a", int64(math.MaxInt64)}))
-	err := tt.writeErr(OpUpsert, valuesInput(cols, []storage.Kind{storage.KindString, storage.KindDouble}, []any{"b", 0.5}))
+	tt.write(OpUpsert, valuesInput(cols, []basefile.Kind{basefile.KindString, basefile.KindLong}, []any{"a", int64(math.MaxInt64)}))
+	err := tt.writeErr(OpUpsert, valuesInput(cols, []basefile.Kind{basefile.KindString, basefile.KindDouble}, []any{"b", 0.5}))
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), `column "ts"`) || !strings.Contains(err.Error(), "9223372036854775807") {
 		t.Fatalf("got %v, want a refusal naming ts and its value", err)
 	}
@@ -276,16 +278,16 @@ func TestPrecombineWideningRefused(t *testing.T) {
 // its record and column, not rounded.
 func TestIncomingWholeNumbersConvertExactly(t *testing.T) {
 	tt := newValuesTable(t, []string{"id"}, Settings{})
-	str, long := storage.KindString, storage.KindLong
+	str, long := basefile.KindString, basefile.KindLong
 	cols := []string{"id", "ts", "d", "f"}
-	tt.write(OpUpsert, valuesInput(cols, []storage.Kind{str, long, storage.KindDouble, storage.KindFloat}, []any{"a", int64(1), 0.5, float32(0.5)}))
+	tt.write(OpUpsert, valuesInput(cols, []basefile.Kind{str, long, basefile.KindDouble, basefile.KindFloat}, []any{"a", int64(1), 0.5, float32(0.5)}))
 	for _, tc := range []struct {
-		kinds []storage.Kind
+		kinds []basefile.Kind
 		row   []any
 		want  string
 	}{
-		{[]storage.Kind{str, long, long, long}, []any{"b", int64(1), int64(1<<53 + 1), int64(1)}, `column "d": 9007199254740993 does not fit a double column exactly`},
-		{[]storage.Kind{str, long, long, storage.KindInt}, []any{"b", int64(1), int64(1), int32(1<<24 + 1)}, `column "f": 16777217 does not fit a float column exactly`},
+		{[]basefile.Kind{str, long, long, long}, []any{"b", int64(1), int64(1<<53 + 1), int64(1)}, `column "d": 9007199254740993 does not fit a double column exactly`},
+		{[]basefile.Kind{str, long, long, basefile.KindInt}, []any{"b", int64(1), int64(1), int32(1<<24 + 1)}, `column "f": 16777217 does not fit a float column exactly`},
 	} {
 		ok := valuesInput(cols, tc.kinds, []any{"c", int64(1), int64(1 << 53), int64(1 << 24)})
 		ok.Rows = append(ok.Rows, tc.row)
@@ -302,8 +304,8 @@ func TestIncomingWholeNumbersConvertExactly(t *testing.T) {
 // truncated, and that nothing is committed.
 func TestTimestampsFinerThanTheColumnRefused(t *testing.T) {
 	tt := newValuesTable(t, []string{"id"}, Settings{})
-	in := valuesInput([]string{"id", "ts"}, []storage.Kind{storage.KindString, storage.KindLong})
-	in.Schema.Fields = append(in.Schema.Fields, storage.Field{Name: "at", Type: storage.Nullable(storage.TimestampMicrosType())})
+	in := valuesInput([]string{"id", "ts"}, []basefile.Kind{basefile.KindString, basefile.KindLong})
+	in.Schema.Fields = append(in.Schema.Fields, basefile.Field{Name: "at", Type: basefile.Nullable(basefile.TimestampMicrosType())})
 	at := time.Date(2024, 1, 1, 0, 0, 0, 123456000, time.UTC)
 	in.Rows = [][]any{{"a", int64(1), at}, {"b", int64(1), at.Add(789)}}
 	err := tt.writeErr(OpUpsert, in)
@@ -349,9 +351,9 @@ func TestWideningCheckReadsValuesWithoutStatistics(t *testing.T) {
 	}
 	write("lossy.parquet", 1, 1<<53+1, 2)
 	write("exact.parquet", 1, 1<<60, 2)
-	widening := []lossyWidening{{name: "n", from: storage.KindLong, to: storage.KindDouble}}
+	widening := []lossyWidening{{name: "n", from: basefile.KindLong, to: basefile.KindDouble}}
 	ctx := context.Background()
-	bf, err := storage.OpenBaseFile(ctx, fsys, "lossy.parquet")
+	bf, err := basefile.Open(ctx, fsys, "lossy.parquet")
 	if err != nil {
 		t.Fatal(err)
 	}

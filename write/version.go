@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // CheckTableVersion refuses a table of a version Hoodie reads but does not
@@ -13,11 +14,11 @@ import (
 // call it before they take the writer lock, whose file would be the first
 // thing they write to the table.
 func CheckTableVersion(ctx context.Context, fsys storage.FS) error {
-	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	cfg, err := config.Load(ctx, fsys)
 	if err != nil {
 		return err
 	}
-	if cfg.Version != storage.TableVersion {
+	if cfg.Version != config.TableVersion {
 		return &RefusedError{fmt.Errorf("table %s: %w", cfg.Name, cfg.CheckWritable())}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // lossyWidening is a column whose type a write widens from a whole-number
@@ -18,26 +19,26 @@ import (
 // not hold every value of the old type exactly.
 type lossyWidening struct {
 	name     string
-	from, to storage.Kind
+	from, to basefile.Kind
 }
 
 // lossyWidenings returns the columns of table that evolved widens along a
 // conversion that may round values: int or long to float, long to double.
 // int -> long, int -> double and float -> double are exact.
-func lossyWidenings(table, evolved *storage.Schema) []lossyWidening {
+func lossyWidenings(table, evolved *basefile.Schema) []lossyWidening {
 	if table == nil {
 		return nil
 	}
 	var out []lossyWidening
 	for _, f := range table.Fields {
 		g, ok := evolved.Field(f.Name)
-		if !ok || f.Type.Logical != storage.LogicalNone || g.Type.Logical != storage.LogicalNone {
+		if !ok || f.Type.Logical != basefile.LogicalNone || g.Type.Logical != basefile.LogicalNone {
 			continue
 		}
 		from, to := f.Type.Kind, g.Type.Kind
 		switch {
-		case (from == storage.KindInt || from == storage.KindLong) && to == storage.KindFloat,
-			from == storage.KindLong && to == storage.KindDouble:
+		case (from == basefile.KindInt || from == basefile.KindLong) && to == basefile.KindFloat,
+			from == basefile.KindLong && to == basefile.KindDouble:
 			out = append(out, lossyWidening{name: f.Name, from: from, to: to})
 		}
 	}
@@ -62,7 +63,7 @@ func checkStoredWidening(ctx context.Context, fsys storage.FS, view *read.View, 
 }
 
 func checkFileWidening(ctx context.Context, fsys storage.FS, path string, columns []lossyWidening) error {
-	bf, err := storage.OpenBaseFile(ctx, fsys, path)
+	bf, err := basefile.Open(ctx, fsys, path)
 	if err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func wholeBounds(kind parquet.Kind, minValue, maxValue []byte) (lo, hi int64, ok
 
 // firstInexact returns the first of lo and hi that the kind cannot hold
 // exactly.
-func firstInexact(kind storage.Kind, lo, hi int64) (int64, bool) {
+func firstInexact(kind basefile.Kind, lo, hi int64) (int64, bool) {
 	for _, n := range []int64{lo, hi} {
 		if !exactInFloat(n, kind) {
 			return n, true
@@ -126,9 +127,9 @@ func firstInexact(kind storage.Kind, lo, hi int64) (int64, bool) {
 // inExactRange reports whether n lies where every whole number converts
 // to the floating-point kind exactly: within ±2^24 (float) or ±2^53
 // (double).
-func inExactRange(n int64, kind storage.Kind) bool {
+func inExactRange(n int64, kind basefile.Kind) bool {
 	limit := int64(1 << 53)
-	if kind == storage.KindFloat {
+	if kind == basefile.KindFloat {
 		limit = 1 << 24
 	}
 	return -limit <= n && n <= limit
@@ -185,7 +186,7 @@ func checkPageWidening(p parquet.Page, values []parquet.Value, c lossyWidening, 
 // n of the base file path.
 func lossError(c lossyWidening, n int64, path string) error {
 	rounded := float64(n)
-	if c.to == storage.KindFloat {
+	if c.to == basefile.KindFloat {
 		rounded = float64(float32(n))
 	}
 	return &RefusedError{fmt.Errorf("column %q: widening it from %s to %s would round values the table holds, such as %d (in %s), which would become %.0f; keep the column's type (a long or decimal column keeps every digit), or set %s=true to widen anyway and lose those digits",

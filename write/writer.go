@@ -15,6 +15,8 @@ import (
 	"github.com/hoodie-dev/hoodie/index"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -89,25 +91,25 @@ func (o Operation) hudi() timeline.Operation {
 }
 
 // IsDeletedColumn is the column whose true value makes an upsert delete the
-// record's key (storage.IsDeletedField).
-const IsDeletedColumn = storage.IsDeletedField
+// record's key (basefile.IsDeletedField).
+const IsDeletedColumn = basefile.IsDeletedField
 
 // PendingCommit is what the pre-commit hook sees: the write's new files,
 // written but not yet committed, and the table as it was.
 type PendingCommit struct {
 	FS        storage.FS
-	Config    *storage.TableConfig
+	Config    *config.Table
 	Instant   string
 	Operation Operation
 	// Schema is the table schema after the write, without meta fields.
-	Schema *storage.Schema
+	Schema *basefile.Schema
 	// Before are the latest file slices of the table before the write, and
 	// After those the table will have once the write commits.
 	Before, After []read.FileSlice
 	// Partitions are the partitions the write touches.
 	Partitions []string
 	// Settings are the write's settings, validator settings included.
-	Settings *storage.Properties
+	Settings *config.Properties
 }
 
 // PreCommitHook decides whether a write may commit. An error aborts the
@@ -154,7 +156,7 @@ type Options struct {
 // writers in several processes take turns; readers never wait.
 type Writer struct {
 	fsys     storage.FS
-	cfg      *storage.TableConfig
+	cfg      *config.Table
 	settings Settings
 	opts     Options
 	gen      *timeline.Generator
@@ -316,7 +318,7 @@ func (w *Writer) lockTable(ctx context.Context) (unlock func() error, err error)
 	if err != nil {
 		return nil, err
 	}
-	if w.cfg, err = storage.LoadTableConfig(ctx, w.fsys); err != nil {
+	if w.cfg, err = config.Load(ctx, w.fsys); err != nil {
 		unlock()
 		return nil, err
 	}
@@ -436,9 +438,9 @@ func (w *Writer) recover(ctx context.Context) error {
 // input order for a bulk insert whose sort mode does not sort). namedKeys
 // says that the table's keys of one column are "col:value" (see
 // namedSingleKeys).
-func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, namedKeys bool) (*storage.Schema, []*record, error) {
+func (w *Writer) prepare(op Operation, in *Input, tableSchema *basefile.Schema, namedKeys bool) (*basefile.Schema, []*record, error) {
 	deletesOnly := op == OpDelete || op == OpSoftDelete
-	if i := in.Schema.FieldIndex(IsDeletedColumn); i >= 0 && !deletesOnly && in.Schema.Fields[i].Type.Kind != storage.KindBoolean {
+	if i := in.Schema.FieldIndex(IsDeletedColumn); i >= 0 && !deletesOnly && in.Schema.Fields[i].Type.Kind != basefile.KindBoolean {
 		// Nulls alone are harmless: an earlier Hoodie made such a column a
 		// string in the first write whose values were all null.
 		for r, row := range in.Rows {
@@ -503,7 +505,7 @@ func (w *Writer) prepare(op Operation, in *Input, tableSchema *storage.Schema, n
 	var texts []int
 	for i, f := range schema.Fields {
 		switch f.Type.Kind {
-		case storage.KindString, storage.KindRecord, storage.KindArray, storage.KindMap:
+		case basefile.KindString, basefile.KindRecord, basefile.KindArray, basefile.KindMap:
 			texts = append(texts, i)
 		}
 	}

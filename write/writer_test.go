@@ -16,10 +16,12 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 func TestWriteTour(t *testing.T) {
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	gen := trips.NewGenerator(1)
 	first := gen.Inserts(10)
 	r1 := tt.write(OpInsert, tripsInput(first))
@@ -86,7 +88,7 @@ func TestWriteTour(t *testing.T) {
 // separate processes would have, upsert into one table at once: the lock
 // makes them take turns, and every write lands.
 func TestConcurrentWriters(t *testing.T) {
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	const writers, each = 4, 3
 	errs := make(chan error, writers*each)
 	var wg sync.WaitGroup
@@ -116,7 +118,7 @@ func TestConcurrentWriters(t *testing.T) {
 }
 
 func TestProgressReportsEveryFile(t *testing.T) {
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	var calls []int
 	total := 0
 	w := NewWriter(tt.fsys, Options{Settings: DefaultSettings(), IndexDir: filepath.Join(tt.dir, ".hoodie", ".index"), TableID: tt.dir,
@@ -139,7 +141,7 @@ func TestBloomFiltersHoldEveryKey(t *testing.T) {
 	settings := DefaultSettings()
 	settings.MaxFileSize = 16 << 10
 	settings.SmallFileLimit = 12 << 10
-	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	tt := newTripsTable(t, config.MergeEventTime, settings)
 	gen := trips.NewGenerator(11)
 	all := gen.Inserts(400)
 	tt.write(OpInsert, tripsInput(all))
@@ -148,7 +150,7 @@ func TestBloomFiltersHoldEveryKey(t *testing.T) {
 	_, view := tt.latest()
 	checked := 0
 	for _, s := range view.LatestSlices() {
-		bf, err := storage.OpenBaseFile(ctx, tt.fsys, s.Path)
+		bf, err := basefile.Open(ctx, tt.fsys, s.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +183,7 @@ func TestTableWithoutMetaFields(t *testing.T) {
 	ctx := context.Background()
 	settings := DefaultSettings()
 	settings.MaxFileSize, settings.SmallFileLimit = 16<<10, 12<<10
-	tt := newTripsTableWith(t, storage.MergeEventTime, settings, false)
+	tt := newTripsTableWith(t, config.MergeEventTime, settings, false)
 	gen := trips.NewGenerator(5)
 	all := gen.Inserts(300)
 	tt.write(OpBulkInsert, tripsInput(all[:200]))
@@ -220,12 +222,12 @@ func TestTableWithoutMetaFields(t *testing.T) {
 
 	tl, view := tt.latest()
 	for _, s := range view.LatestSlices() {
-		bf, err := storage.OpenBaseFile(ctx, tt.fsys, s.Path)
+		bf, err := basefile.Open(ctx, tt.fsys, s.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		meta := bf.Metadata()
-		if bf.Schema().HasMetaFields() || meta[storage.FooterBloomFilter] != "" || meta[storage.FooterMinRecordKey] != "" {
+		if bf.Schema().HasMetaFields() || meta[basefile.FooterBloomFilter] != "" || meta[basefile.FooterMinRecordKey] != "" {
 			t.Errorf("%s: meta fields %v, footer keys %v; want neither", s.Path, bf.Schema().HasMetaFields(), meta)
 		}
 		bf.Close()
@@ -261,7 +263,7 @@ func TestNewFilesAreSortedByKey(t *testing.T) {
 	ctx := context.Background()
 	settings := DefaultSettings()
 	settings.MaxFileSize, settings.SmallFileLimit = 16<<10, 0
-	tt := newTripsTable(t, storage.MergeEventTime, settings)
+	tt := newTripsTable(t, config.MergeEventTime, settings)
 	tt.write(OpBulkInsert, tripsInput(trips.NewGenerator(3).Inserts(500)))
 	_, view := tt.latest()
 	if len(view.LatestSlices()) < 3 {
@@ -284,7 +286,7 @@ func TestNewFilesAreSortedByKey(t *testing.T) {
 // input, its key, the field), commits nothing, and leaves the table
 // writable: as a new record of a bulk insert and as an update of an upsert.
 func TestMistypedValueNamesInputRecord(t *testing.T) {
-	tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	base := trips.NewGenerator(3).Inserts(20)
 	tt.write(OpBulkInsert, tripsInput(base))
 	for _, tc := range []struct {
@@ -323,7 +325,7 @@ func TestWriteWithWrongIndexTagFails(t *testing.T) {
 	ctx := context.Background()
 	for _, op := range []Operation{OpUpsert, OpDelete, OpSoftDelete} {
 		t.Run(op.String(), func(t *testing.T) {
-			tt := newTripsTable(t, storage.MergeEventTime, Settings{})
+			tt := newTripsTable(t, config.MergeEventTime, Settings{})
 			initial := trips.NewGenerator(21).Inserts(30)
 			r1 := tt.write(OpInsert, tripsInput(initial))
 			victim := initial[0]

@@ -15,6 +15,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/fixtures"
 	"github.com/hoodie-dev/hoodie/read/export"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // files lists the files under dir, relative to it, sorted.
@@ -167,7 +168,7 @@ func TestExportFilesShareTheTableSchema(t *testing.T) {
 			t.Fatalf("exported %v: want a file for each partition", names)
 		}
 		for _, name := range names {
-			bf, err := storage.OpenBaseFile(ctx, fsys, name)
+			bf, err := basefile.Open(ctx, fsys, name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +179,7 @@ func TestExportFilesShareTheTableSchema(t *testing.T) {
 			if want := []string{"uuid", "ts", "n", "region", "tip"}; !slices.Equal(columns, want) {
 				t.Errorf("%s has columns %v, want the table's %v", name, columns, want)
 			}
-			if f, ok := bf.Schema().Field("n"); !ok || f.Type.Kind != storage.KindDouble {
+			if f, ok := bf.Schema().Field("n"); !ok || f.Type.Kind != basefile.KindDouble {
 				t.Errorf("%s: column n is %+v, want a double", name, f.Type)
 			}
 			rows := bf.Rows(ctx)

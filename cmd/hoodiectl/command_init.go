@@ -4,14 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/storage"
-	"github.com/hoodie-dev/hoodie/write"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 func newInitCommand(io streams) *cobra.Command {
@@ -71,35 +71,61 @@ pattern letters Hoodie translates.`,
 			if len(keys) == 0 {
 				return usagef("init needs --record-key")
 			}
-			switch storage.MergeMode(mergeMode) {
-			case "", storage.MergeEventTime, storage.MergeCommitTime:
+			switch config.MergeMode(mergeMode) {
+			case "", config.MergeEventTime, config.MergeCommitTime:
 			default:
 				return usagef("--merge-mode %q: want event-time or commit-time", mergeMode)
 			}
-			cfg, err := storage.NewTableConfig(name, keys, precombine, splitColumns(partitionBy), hiveStyle, storage.MergeMode(mergeMode))
-			if err != nil {
+			spec := hoodie.TableSpec{
+				Name:         name,
+				RecordKey:    keys,
+				Precombine:   precombine,
+				PartitionBy:  splitColumns(partitionBy),
+				HiveStyle:    hiveStyle,
+				MergeMode:    config.MergeMode(mergeMode),
+				NoMetaFields: noMetaFields,
+			}
+			if err := spec.Check(); err != nil {
 				return usagef("init %s: %w", args[0], err)
 			}
-			cfg.PopulateMetaFields = !noMetaFields
 			if len(sets) > 0 {
-				if err := setTimestampKeygen(cfg, sets); err != nil {
+				keygen, err := timestampKeygen(sets)
+				if err != nil {
+					return err
+				}
+				spec.TimestampKeyGen = keygen
+				if err := spec.Check(); err != nil {
 					return fmt.Errorf("init %s: %w; nothing was created", args[0], err)
 				}
 			}
 			if schemaFile != "" {
-				if cfg.CreateSchema, err = readCreateSchema(schemaFile, cfg); err != nil {
+				schema, err := readSchema(schemaFile)
+				if err != nil {
 					return fmt.Errorf("init %s: %w; nothing was created", args[0], err)
 				}
+				spec.Schema = schema
+				if err := spec.Check(); err != nil {
+					return fmt.Errorf("init %s: --schema %s: %w; nothing was created", args[0], schemaFile, err)
+				}
 			}
-			fsys, err := openFS(args[0])
-			if err != nil {
+			if err := checkLocal(args[0]); err != nil {
 				return err
 			}
-			if err := storage.CreateTable(cmd.Context(), fsys, cfg, time.Now()); err != nil {
-				if errors.Is(err, storage.ErrTableExists) || errors.Is(err, storage.ErrInsideTable) {
+			t, err := hoodie.Create(cmd.Context(), args[0], spec)
+			var created *hoodie.CreateError
+			if errors.As(err, &created) {
+				err = created.Err
+				if errors.Is(err, config.ErrTableExists) || errors.Is(err, config.ErrInsideTable) {
 					return fmt.Errorf("init %s: %w; nothing was changed", args[0], err)
 				}
 				return fmt.Errorf("init %s: %w", args[0], err)
+			}
+			if err != nil {
+				return err
+			}
+			cfg, err := t.Config(cmd.Context())
+			if err != nil {
+				return err
 			}
 			fmt.Fprintf(io.out, "created table %s at %s (record key %s, merge mode %s)\n",
 				name, args[0], strings.Join(keys, ","), cfg.MergeMode())
@@ -119,45 +145,32 @@ pattern letters Hoodie translates.`,
 	return cmd
 }
 
-// setTimestampKeygen gives cfg Hudi's timestamp-based key generator with
-// the settings sets, KEY=VALUE each, which must be its own.
-func setTimestampKeygen(cfg *storage.TableConfig, sets []string) error {
+// timestampKeygen reads init's --set settings, KEY=VALUE each: those of
+// Hudi's timestamp-based key generator, which TableSpec checks.
+func timestampKeygen(sets []string) (map[string]string, error) {
+	out := map[string]string{}
 	for _, kv := range sets {
 		k, v, ok := strings.Cut(kv, "=")
 		k = strings.TrimSpace(k)
 		if !ok || k == "" {
-			return usagef("--set %q: want KEY=VALUE", kv)
+			return nil, usagef("--set %q: want KEY=VALUE", kv)
 		}
-		if !slices.Contains(write.TimestampKeys, k) {
-			return fmt.Errorf("--set %s: init takes the timestamp-based key generator's settings only (%s)", k, strings.Join(write.TimestampKeys, ", "))
-		}
-		cfg.Extra.Set(k, v)
+		out[k] = v
 	}
-	cfg.KeyGeneratorClass = storage.TimestampBasedKeyGenerator
-	return write.CheckTimestampTable(cfg)
+	return out, nil
 }
 
-// readCreateSchema reads the Avro schema in file, checks that it fits the
-// table cfg describes, and returns it without meta fields, as JSON for
-// hoodie.table.create.schema.
-func readCreateSchema(file string, cfg *storage.TableConfig) (string, error) {
+// readSchema reads the Avro schema in file.
+func readSchema(file string) (*basefile.Schema, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return "", fmt.Errorf("--schema: %w", err)
+		return nil, fmt.Errorf("--schema: %w", err)
 	}
-	schema, err := storage.ParseSchema(data)
+	schema, err := basefile.ParseSchema(data)
 	if err != nil {
-		return "", fmt.Errorf("--schema %s: %w", file, err)
+		return nil, fmt.Errorf("--schema %s: %w", file, err)
 	}
-	schema = schema.WithoutMetaFields()
-	if err := write.CheckTableSchema(cfg, schema); err != nil {
-		return "", fmt.Errorf("--schema %s: %w", file, err)
-	}
-	out, err := schema.MarshalJSON()
-	if err != nil {
-		return "", fmt.Errorf("--schema %s: %w", file, err)
-	}
-	return string(out), nil
+	return schema, nil
 }
 
 // splitColumns splits a comma-separated list of column names, dropping blanks.
@@ -174,12 +187,21 @@ func splitColumns(s string) []string {
 // openFS opens the file system of a table path. Only local folders are
 // supported for now.
 func openFS(table string) (storage.FS, error) {
-	if i := strings.Index(table, "://"); i > 0 && !strings.ContainsAny(table[:i], "/\\") {
-		return nil, fmt.Errorf("table %s: %s:// paths are not supported yet; give a local folder", table, table[:i])
+	if err := checkLocal(table); err != nil {
+		return nil, err
 	}
 	fsys, err := storage.NewLocalFS(table)
 	if err != nil {
 		return nil, err
 	}
 	return fsys, nil
+}
+
+// checkLocal refuses a table path that is a URL: only local folders are
+// supported for now.
+func checkLocal(table string) error {
+	if i := strings.Index(table, "://"); i > 0 && !strings.ContainsAny(table[:i], "/\\") {
+		return fmt.Errorf("table %s: %s:// paths are not supported yet; give a local folder", table, table[:i])
+	}
+	return nil
 }

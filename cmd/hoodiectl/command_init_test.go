@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -23,8 +24,8 @@ func TestInitCreatesTable(t *testing.T) {
 	}
 	cfg := loadConfig(t, dir)
 	if cfg.Name != "trips" || !reflect.DeepEqual(cfg.PartitionFields, []string{"region", "city"}) ||
-		!cfg.HiveStylePartitioning || cfg.PrecombineField != "ts" || cfg.MergeMode() != storage.MergeEventTime ||
-		cfg.KeyGeneratorClass != storage.ComplexKeyGenerator {
+		!cfg.HiveStylePartitioning || cfg.PrecombineField != "ts" || cfg.MergeMode() != config.MergeEventTime ||
+		cfg.KeyGeneratorClass != config.ComplexKeyGenerator {
 		t.Errorf("config %+v", cfg)
 	}
 	// The timeline of a new table is empty.
@@ -47,7 +48,7 @@ func TestInitTimelineZoneUTC(t *testing.T) {
 	if !strings.Contains(string(props), "\nhoodie.table.timeline.timezone=UTC\n") {
 		t.Fatalf("hoodie.properties lacks hoodie.table.timeline.timezone=UTC:\n%s", props)
 	}
-	if zone := loadConfig(t, dir).TimelineZone(); zone != storage.TimelineUTC {
+	if zone := loadConfig(t, dir).TimelineZone(); zone != config.TimelineUTC {
 		t.Errorf("timeline zone %s, want UTC", zone)
 	}
 	before := time.Now()
@@ -88,7 +89,7 @@ func TestInitWithoutMetaFields(t *testing.T) {
 	hoodiectl(t, "", "init", dir, "--name", "logs", "--record-key", "id", "--precombine", "ts", "--no-meta-fields").mustSucceed(t)
 	cfg := loadConfig(t, dir)
 	if cfg.PopulateMetaFields {
-		t.Fatalf("%s = true after --no-meta-fields", storage.KeyPopulateMetaFields)
+		t.Fatalf("%s = true after --no-meta-fields", config.KeyPopulateMetaFields)
 	}
 	hoodiectl(t, `{"id":"a","ts":1,"v":"one"}
 {"id":"b","ts":1,"v":"two"}
@@ -105,13 +106,13 @@ func TestInitWithoutMetaFields(t *testing.T) {
 }
 
 // loadConfig reads the hoodie.properties of the table in dir.
-func loadConfig(t *testing.T, dir string) *storage.TableConfig {
+func loadConfig(t *testing.T, dir string) *config.Table {
 	t.Helper()
 	fsys, err := storage.NewLocalFS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := storage.LoadTableConfig(context.Background(), fsys)
+	cfg, err := config.Load(context.Background(), fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +216,7 @@ func TestInitTimestampKeygen(t *testing.T) {
 		"--set", "hoodie.keygen.timebased.output.dateformat=yyyyMMdd",
 		"--set", "hoodie.keygen.timebased.timezone=UTC").mustSucceed(t)
 	cfg := loadConfig(t, dir)
-	if cfg.KeyGeneratorClass != storage.TimestampBasedKeyGenerator {
+	if cfg.KeyGeneratorClass != config.TimestampBasedKeyGenerator {
 		t.Errorf("key generator %s", cfg.KeyGeneratorClass)
 	}
 	if v, _ := cfg.Extra.Get("hoodie.keygen.timebased.timestamp.type"); v != "DATE_STRING" {
@@ -240,7 +241,7 @@ func TestInitTimestampKeygen(t *testing.T) {
 	}{
 		{[]string{"hoodie.keygen.timebased.timestamp.type=DATE_STRING", "hoodie.keygen.timebased.output.dateformat=yyyy GGG"}, `"GGG" is not a pattern letter Hoodie translates`},
 		{[]string{"hoodie.keygen.timebased.output.dateformat=yyyy"}, "hoodie.keygen.timebased.timestamp.type is not set"},
-		{[]string{"hoodie.keygen.timebased.timestamp.type=UNIX_TIMESTAMP", "hoodie.keygen.timebased.output.dateformat=yyyy", "hoodie.parquet.max.file.size=1"}, "init takes the timestamp-based key generator's settings only"},
+		{[]string{"hoodie.keygen.timebased.timestamp.type=UNIX_TIMESTAMP", "hoodie.keygen.timebased.output.dateformat=yyyy", "hoodie.parquet.max.file.size=1"}, "is not a setting of the timestamp-based key generator"},
 	} {
 		other := filepath.Join(t.TempDir(), "t")
 		args := []string{"init", other, "--name", "t", "--record-key", "id", "--partition-by", "at"}

@@ -11,6 +11,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // TestQueryReadsDictionaryChunks checks that DuckDB reads the string
@@ -50,7 +51,7 @@ func TestQueryReadsDictionaryChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bf, err := storage.OpenBaseFile(t.Context(), fsys, filepath.Base(files[0]))
+	bf, err := basefile.Open(t.Context(), fsys, filepath.Base(files[0]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/tripbench"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -68,7 +70,7 @@ func TestQueryAsOf(t *testing.T) {
 }
 
 func TestQueryWithoutRecordsHasTheTableColumns(t *testing.T) {
-	meta := strings.Join(storage.MetaFieldNames[:], ",")
+	meta := strings.Join(basefile.MetaFieldNames[:], ",")
 	nonpartitioned := fixtures.Unzip(t, "v6_nonpartitioned")
 	// A table created without a schema has only the meta columns.
 	bare := t.TempDir()
@@ -156,11 +158,11 @@ func tripsTable(tb testing.TB, dir string, n int) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg, err := storage.NewTableConfig("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, storage.MergeEventTime)
+	cfg, err := config.NewTable("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, config.MergeEventTime)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := storage.CreateTable(ctx, fsys, cfg, time.Now()); err != nil {
+	if err := config.CreateTable(ctx, fsys, cfg, time.Now()); err != nil {
 		tb.Fatal(err)
 	}
 	ts := trips.NewGenerator(1).Inserts(n)
@@ -286,27 +288,27 @@ func TestQueryReadsHoodieStrings(t *testing.T) {
 // everyLeafSchema is a flat table schema with a field of every leaf kind
 // of the value model, most of them nullable: the write package writes the
 // new file groups of such a table with the columnar writer.
-func everyLeafSchema() *storage.Schema {
-	n := storage.Nullable
-	return &storage.Schema{Name: "leaves", Fields: []storage.Field{
-		{Name: "id", Type: storage.Primitive(storage.KindString)},
-		{Name: "ts", Type: storage.Primitive(storage.KindLong)},
-		{Name: "part", Type: storage.Primitive(storage.KindString)},
-		{Name: "b", Type: n(storage.Primitive(storage.KindBoolean))},
-		{Name: "i", Type: storage.Primitive(storage.KindInt)},
-		{Name: "l", Type: n(storage.Primitive(storage.KindLong))},
-		{Name: "f", Type: n(storage.Primitive(storage.KindFloat))},
-		{Name: "d", Type: storage.Primitive(storage.KindDouble)},
-		{Name: "s", Type: n(storage.Primitive(storage.KindString))},
-		{Name: "bs", Type: n(storage.Primitive(storage.KindBytes))},
-		{Name: "e", Type: n(storage.EnumType("suit", "HEARTS", "SPADES", "CLUBS"))},
-		{Name: "fx", Type: n(storage.FixedType("six", 6))},
-		{Name: "dec", Type: n(storage.DecimalType(20, 4))},
-		{Name: "decf", Type: n(storage.FixedDecimalType("dec9", 4, 9, 2))},
-		{Name: "dt", Type: n(storage.DateType())},
-		{Name: "tmu", Type: n(storage.TimestampMicrosType())},
-		{Name: "tms", Type: n(storage.TimestampMillisType())},
-		{Name: "u", Type: n(storage.UUIDType())},
+func everyLeafSchema() *basefile.Schema {
+	n := basefile.Nullable
+	return &basefile.Schema{Name: "leaves", Fields: []basefile.Field{
+		{Name: "id", Type: basefile.Primitive(basefile.KindString)},
+		{Name: "ts", Type: basefile.Primitive(basefile.KindLong)},
+		{Name: "part", Type: basefile.Primitive(basefile.KindString)},
+		{Name: "b", Type: n(basefile.Primitive(basefile.KindBoolean))},
+		{Name: "i", Type: basefile.Primitive(basefile.KindInt)},
+		{Name: "l", Type: n(basefile.Primitive(basefile.KindLong))},
+		{Name: "f", Type: n(basefile.Primitive(basefile.KindFloat))},
+		{Name: "d", Type: basefile.Primitive(basefile.KindDouble)},
+		{Name: "s", Type: n(basefile.Primitive(basefile.KindString))},
+		{Name: "bs", Type: n(basefile.Primitive(basefile.KindBytes))},
+		{Name: "e", Type: n(basefile.EnumType("suit", "HEARTS", "SPADES", "CLUBS"))},
+		{Name: "fx", Type: n(basefile.FixedType("six", 6))},
+		{Name: "dec", Type: n(basefile.DecimalType(20, 4))},
+		{Name: "decf", Type: n(basefile.FixedDecimalType("dec9", 4, 9, 2))},
+		{Name: "dt", Type: n(basefile.DateType())},
+		{Name: "tmu", Type: n(basefile.TimestampMicrosType())},
+		{Name: "tms", Type: n(basefile.TimestampMillisType())},
+		{Name: "u", Type: n(basefile.UUIDType())},
 	}}
 }
 
@@ -321,8 +323,8 @@ func everyLeafRows(n int) [][]any {
 			i%2 == 0, int32(x), x * 1e9, float32(x) / 8, float64(x) / 3,
 			fmt.Sprintf("s%d é✓ %s", i, strings.Repeat("x", i%40)), []byte(fmt.Sprintf("b\x00\xff%d", i)),
 			[]string{"HEARTS", "SPADES", "CLUBS"}[i%3], []byte{byte(i), 0, 0xff, byte(i >> 8), 1, 2},
-			storage.NewDecimalInt64(x*12345, 4), storage.NewDecimalInt64(x, 2),
-			storage.Date(x / 10), time.UnixMicro(x * 1e7).UTC(), time.UnixMilli(x * 1e4).UTC(),
+			basefile.NewDecimalInt64(x*12345, 4), basefile.NewDecimalInt64(x, 2),
+			basefile.Date(x / 10), time.UnixMicro(x * 1e7).UTC(), time.UnixMilli(x * 1e4).UTC(),
 			fmt.Sprintf("%08x-0000-4000-8000-%012x", i, x&0xffffffffffff),
 		}
 		switch i % 50 {
@@ -357,11 +359,11 @@ func TestQueryReadsColumnarFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := storage.NewTableConfig("leaves", []string{"id"}, "ts", []string{"part"}, false, storage.MergeEventTime)
+			cfg, err := config.NewTable("leaves", []string{"id"}, "ts", []string{"part"}, false, config.MergeEventTime)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := storage.CreateTable(ctx, fsys, cfg, time.Now()); err != nil {
+			if err := config.CreateTable(ctx, fsys, cfg, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			const n = 3000

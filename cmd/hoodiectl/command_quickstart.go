@@ -13,7 +13,8 @@ import (
 
 	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -62,7 +63,7 @@ func runQuickstart(ctx context.Context, out io.Writer, dir string) error {
 		Precombine:  "ts",
 		PartitionBy: []string{"partitionpath"},
 		HiveStyle:   true,
-		MergeMode:   storage.MergeEventTime,
+		MergeMode:   config.MergeEventTime,
 	})
 	if err != nil {
 		return err
@@ -182,13 +183,13 @@ func tourCell(v any) string {
 
 // tripsInput makes a write input of trips, each with a batch_id column.
 func tripsInput(records []trips.Trip, batch string) *write.Input {
-	str := storage.Nullable(storage.Primitive(storage.KindString))
-	schema := &storage.Schema{Name: "hudi_trips_record", Namespace: "hoodie.hudi_trips", Fields: []storage.Field{
+	str := basefile.Nullable(basefile.Primitive(basefile.KindString))
+	schema := &basefile.Schema{Name: "hudi_trips_record", Namespace: "hoodie.hudi_trips", Fields: []basefile.Field{
 		{Name: "uuid", Type: str},
-		{Name: "ts", Type: storage.Nullable(storage.Primitive(storage.KindLong))},
+		{Name: "ts", Type: basefile.Nullable(basefile.Primitive(basefile.KindLong))},
 		{Name: "rider", Type: str},
 		{Name: "driver", Type: str},
-		{Name: "fare", Type: storage.Nullable(storage.Primitive(storage.KindDouble))},
+		{Name: "fare", Type: basefile.Nullable(basefile.Primitive(basefile.KindDouble))},
 		{Name: "partitionpath", Type: str},
 		{Name: "batch_id", Type: str},
 	}}

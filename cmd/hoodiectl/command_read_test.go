@@ -15,6 +15,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/internal/valuefmt"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -206,18 +208,18 @@ func TestReadWrittenTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := storage.NewTableConfig("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, storage.MergeEventTime)
+	cfg, err := config.NewTable("trips", []string{trips.ColUUID}, trips.ColTS, []string{trips.ColPartitionPath}, false, config.MergeEventTime)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := storage.CreateTable(ctx, fsys, cfg, time.Now()); err != nil {
+	if err := config.CreateTable(ctx, fsys, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	str := storage.Nullable(storage.Primitive(storage.KindString))
-	schema := &storage.Schema{Name: "trips_record", Fields: []storage.Field{
-		{Name: trips.ColUUID, Type: str}, {Name: trips.ColTS, Type: storage.Primitive(storage.KindLong)},
+	str := basefile.Nullable(basefile.Primitive(basefile.KindString))
+	schema := &basefile.Schema{Name: "trips_record", Fields: []basefile.Field{
+		{Name: trips.ColUUID, Type: str}, {Name: trips.ColTS, Type: basefile.Primitive(basefile.KindLong)},
 		{Name: trips.ColRider, Type: str}, {Name: trips.ColDriver, Type: str},
-		{Name: trips.ColFare, Type: storage.Nullable(storage.Primitive(storage.KindDouble))}, {Name: trips.ColPartitionPath, Type: str},
+		{Name: trips.ColFare, Type: basefile.Nullable(basefile.Primitive(basefile.KindDouble))}, {Name: trips.ColPartitionPath, Type: str},
 	}}
 	ts := trips.NewGenerator(3).Inserts(50)
 	in := &write.Input{Name: "trips", Schema: schema}
@@ -249,7 +251,7 @@ func TestReadWrittenTable(t *testing.T) {
 }
 
 func strconvI(n int64) string {
-	return string(valuefmt.AppendJSON(nil, storage.Primitive(storage.KindLong), n))
+	return string(valuefmt.AppendJSON(nil, basefile.Primitive(basefile.KindLong), n))
 }
 
 // TestReadTableOfOtherKeyGenerator checks that a Spark table whose key

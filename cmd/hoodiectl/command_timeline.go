@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 	"github.com/hoodie-dev/hoodie/timeline/archive"
 )
@@ -86,12 +87,12 @@ counts of an archived write come from the metadata the archive keeps.`,
 
 // openTable checks that path holds a table and returns its file system and
 // configuration.
-func openTable(ctx context.Context, path string) (storage.FS, *storage.TableConfig, error) {
+func openTable(ctx context.Context, path string) (storage.FS, *config.Table, error) {
 	fsys, err := openFS(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := storage.LoadTableConfig(ctx, fsys)
+	cfg, err := config.Load(ctx, fsys)
 	if err != nil {
 		return nil, nil, fmt.Errorf("table %s: %w", path, err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/validate"
 	"github.com/hoodie-dev/hoodie/write"
 	"github.com/hoodie-dev/hoodie/write/ingest"
@@ -48,13 +49,13 @@ func (f *writeFlags) registerSettings(cmd *cobra.Command) {
 
 // settings reads --props and --set into write settings.
 func (f *writeFlags) settings() (write.Settings, error) {
-	props := storage.NewProperties()
+	props := config.NewProperties()
 	if f.props != "" {
 		data, err := os.ReadFile(f.props)
 		if err != nil {
 			return write.Settings{}, fmt.Errorf("--props: %w", err)
 		}
-		if props, err = storage.ParseProperties(data); err != nil {
+		if props, err = config.ParseProperties(data); err != nil {
 			return write.Settings{}, fmt.Errorf("--props %s: %w", f.props, err)
 		}
 	}

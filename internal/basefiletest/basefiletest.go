@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // Rows returns every row of the base file at path in fsys, in file order
@@ -16,7 +17,7 @@ import (
 func Rows(tb testing.TB, fsys storage.FS, path string) [][]any {
 	tb.Helper()
 	ctx := context.Background()
-	bf, err := storage.OpenBaseFile(ctx, fsys, path)
+	bf, err := basefile.Open(ctx, fsys, path)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/hamba/avro/v2/ocf"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // CommitMetadataSchema is the Avro schema of HoodieCommitMetadata exactly as
@@ -199,33 +200,33 @@ func upgradeProperties(ctx context.Context, fsys storage.FS) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := storage.ParseProperties(data)
+	p, err := config.ParseProperties(data)
 	if err != nil {
 		return nil, err
 	}
-	class, _ := p.Get(storage.KeyKeyGeneratorClass)
+	class, _ := p.Get(config.KeyKeyGeneratorClass)
 	types := map[string]string{
-		storage.SimpleKeyGenerator:         "SIMPLE",
-		storage.ComplexKeyGenerator:        "COMPLEX",
-		storage.NonpartitionedKeyGenerator: "NON_PARTITION",
+		config.SimpleKeyGenerator:         "SIMPLE",
+		config.ComplexKeyGenerator:        "COMPLEX",
+		config.NonpartitionedKeyGenerator: "NON_PARTITION",
 	}
 	if types[class] == "" {
 		return nil, fmt.Errorf("hudi1test: key generator %q", class)
 	}
-	p.Delete(storage.KeyKeyGeneratorClass)
-	p.Set(storage.KeyKeyGeneratorType, types[class])
+	p.Delete(config.KeyKeyGeneratorClass)
+	p.Set(config.KeyKeyGeneratorType, types[class])
 	mode := "EVENT_TIME_ORDERING"
-	if payload, _ := p.Get(storage.KeyPayloadClass); payload == storage.CommitTimePayload {
+	if payload, _ := p.Get(config.KeyPayloadClass); payload == config.CommitTimePayload {
 		mode = "COMMIT_TIME_ORDERING"
 	}
 	for k, v := range map[string]string{
-		storage.KeyTableVersion:          "8",
-		"hoodie.table.initial.version":   "8",
-		storage.KeyTimelineLayoutVersion: "2",
-		"hoodie.timeline.path":           "timeline",
-		"hoodie.timeline.history.path":   "history",
-		storage.KeyArchiveLogFolder:      "history",
-		"hoodie.record.merge.mode":       mode,
+		config.KeyTableVersion:          "8",
+		"hoodie.table.initial.version":  "8",
+		config.KeyTimelineLayoutVersion: "2",
+		"hoodie.timeline.path":          "timeline",
+		"hoodie.timeline.history.path":  "history",
+		config.KeyArchiveLogFolder:      "history",
+		"hoodie.record.merge.mode":      mode,
 	} {
 		p.Set(k, v)
 	}

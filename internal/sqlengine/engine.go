@@ -27,7 +27,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // TableNameToken stands for the table in the SQL that users and Hudi's
@@ -136,7 +136,7 @@ func (e *Engine) Close() error {
 //
 // A locked-down engine lets its queries read the view's files; views over
 // files are created before its first query (see LockedDown).
-func (e *Engine) CreateView(ctx context.Context, name string, files []File, schema *storage.Schema) error {
+func (e *Engine) CreateView(ctx context.Context, name string, files []File, schema *basefile.Schema) error {
 	if err := e.allowRead(name, filePaths(files)); err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func (e *Engine) CreateView(ctx context.Context, name string, files []File, sche
 		}
 	default:
 		if schema == nil {
-			schema = &storage.Schema{}
+			schema = &basefile.Schema{}
 		}
 		cols, err := nullColumns(schema.WithMetaFields())
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // openEngine opens a locked-down engine, as the query command and the
@@ -75,8 +76,8 @@ func TestValues(t *testing.T) {
 		{"CAST('170141183460469231731687303715884105727' AS HUGEINT)", "HUGEINT", huge},
 		{"CAST(1.5 AS FLOAT)", "FLOAT", float32(1.5)},
 		{"CAST(2.25 AS DOUBLE)", "DOUBLE", 2.25},
-		{"CAST('12345.67800' AS DECIMAL(10,5))", "DECIMAL(10,5)", storage.NewDecimalInt64(1234567800, 5)},
-		{"CAST('-0.5' AS DECIMAL(38,10))", "DECIMAL(38,10)", storage.NewDecimalInt64(-5000000000, 10)},
+		{"CAST('12345.67800' AS DECIMAL(10,5))", "DECIMAL(10,5)", basefile.NewDecimalInt64(1234567800, 5)},
+		{"CAST('-0.5' AS DECIMAL(38,10))", "DECIMAL(38,10)", basefile.NewDecimalInt64(-5000000000, 10)},
 		{"'héllo'", "VARCHAR", "héllo"},
 		{"CAST('a' AS ENUM('a', 'b'))", "ENUM", "a"},
 		{"CAST('\\x00\\xFFab' AS BLOB)", "BLOB", []byte{0, 0xff, 'a', 'b'}},
@@ -90,7 +91,7 @@ func TestValues(t *testing.T) {
 		{"INTERVAL 0 SECOND", "INTERVAL", "PT0S"},
 		{"CAST('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' AS UUID)", "UUID", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"},
 		{"[1, NULL, 3]", "INTEGER[]", []any{int64(1), nil, int64(3)}},
-		{"CAST([1.5, 2] AS DECIMAL(3,1)[2])", "DECIMAL(3,1)[2]", []any{storage.NewDecimalInt64(15, 1), storage.NewDecimalInt64(20, 1)}},
+		{"CAST([1.5, 2] AS DECIMAL(3,1)[2])", "DECIMAL(3,1)[2]", []any{basefile.NewDecimalInt64(15, 1), basefile.NewDecimalInt64(20, 1)}},
 		{"{'z': DATE '2024-01-02', 'a': [true]}", `STRUCT(z DATE, a BOOLEAN[])`, Struct{{"z", mustDate(t, "2024-01-02")}, {"a", []any{true}}}},
 		{"MAP {'k2': 1, 'k1': NULL}", "MAP(VARCHAR, INTEGER)", Map{{"k2", int64(1)}, {"k1", nil}}},
 		{"union_value(num := 2)", "UNION(num INTEGER)", int64(2)},
@@ -114,9 +115,9 @@ func TestValues(t *testing.T) {
 // names in type names.
 func stripQuotes(s string) string { return strings.ReplaceAll(s, `"`, "") }
 
-func mustDate(t testing.TB, s string) storage.Date {
+func mustDate(t testing.TB, s string) basefile.Date {
 	t.Helper()
-	d, err := storage.ParseDate(s)
+	d, err := basefile.ParseDate(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,45 +227,45 @@ func TestExpandTableName(t *testing.T) {
 
 // allTypesSchema has a column of every kind and logical type a table may
 // have, nested ones included.
-func allTypesSchema() *storage.Schema {
-	opt := storage.Nullable
-	str := opt(storage.Primitive(storage.KindString))
-	return &storage.Schema{Name: "all_record", Namespace: "hoodie.all", Fields: []storage.Field{
+func allTypesSchema() *basefile.Schema {
+	opt := basefile.Nullable
+	str := opt(basefile.Primitive(basefile.KindString))
+	return &basefile.Schema{Name: "all_record", Namespace: "hoodie.all", Fields: []basefile.Field{
 		{Name: "id", Type: str},
-		{Name: "b", Type: opt(storage.Primitive(storage.KindBoolean))},
-		{Name: "i", Type: opt(storage.Primitive(storage.KindInt))},
-		{Name: "l", Type: storage.Primitive(storage.KindLong)},
-		{Name: "f", Type: opt(storage.Primitive(storage.KindFloat))},
-		{Name: "d", Type: opt(storage.Primitive(storage.KindDouble))},
-		{Name: "bytes", Type: opt(storage.Primitive(storage.KindBytes))},
-		{Name: "fixed", Type: opt(storage.FixedType("fx", 4))},
-		{Name: "enum", Type: opt(storage.EnumType("color", "red", "green"))},
-		{Name: "uuid", Type: opt(storage.UUIDType())},
-		{Name: "dec_bytes", Type: opt(storage.DecimalType(20, 4))},
-		{Name: "dec_fixed", Type: opt(storage.FixedDecimalType("dfx", 5, 10, 5))},
-		{Name: "dec_wide", Type: opt(storage.DecimalType(40, 2))},
-		{Name: "date", Type: opt(storage.DateType())},
-		{Name: "ts_micros", Type: opt(storage.TimestampMicrosType())},
-		{Name: "ts_millis", Type: opt(storage.TimestampMillisType())},
-		{Name: "list", Type: opt(storage.ArrayType(storage.RecordType("item",
-			storage.Field{Name: "x", Type: str}, storage.Field{Name: "y", Type: opt(storage.Primitive(storage.KindInt))})))},
-		{Name: "map", Type: opt(storage.MapType(opt(storage.ArrayType(storage.Primitive(storage.KindLong)))))},
-		{Name: "rec", Type: opt(storage.RecordType("rec",
-			storage.Field{Name: "a", Type: str},
-			storage.Field{Name: "inner", Type: opt(storage.RecordType("inner", storage.Field{Name: "z", Type: opt(storage.DateType())}))}))},
+		{Name: "b", Type: opt(basefile.Primitive(basefile.KindBoolean))},
+		{Name: "i", Type: opt(basefile.Primitive(basefile.KindInt))},
+		{Name: "l", Type: basefile.Primitive(basefile.KindLong)},
+		{Name: "f", Type: opt(basefile.Primitive(basefile.KindFloat))},
+		{Name: "d", Type: opt(basefile.Primitive(basefile.KindDouble))},
+		{Name: "bytes", Type: opt(basefile.Primitive(basefile.KindBytes))},
+		{Name: "fixed", Type: opt(basefile.FixedType("fx", 4))},
+		{Name: "enum", Type: opt(basefile.EnumType("color", "red", "green"))},
+		{Name: "uuid", Type: opt(basefile.UUIDType())},
+		{Name: "dec_bytes", Type: opt(basefile.DecimalType(20, 4))},
+		{Name: "dec_fixed", Type: opt(basefile.FixedDecimalType("dfx", 5, 10, 5))},
+		{Name: "dec_wide", Type: opt(basefile.DecimalType(40, 2))},
+		{Name: "date", Type: opt(basefile.DateType())},
+		{Name: "ts_micros", Type: opt(basefile.TimestampMicrosType())},
+		{Name: "ts_millis", Type: opt(basefile.TimestampMillisType())},
+		{Name: "list", Type: opt(basefile.ArrayType(basefile.RecordType("item",
+			basefile.Field{Name: "x", Type: str}, basefile.Field{Name: "y", Type: opt(basefile.Primitive(basefile.KindInt))})))},
+		{Name: "map", Type: opt(basefile.MapType(opt(basefile.ArrayType(basefile.Primitive(basefile.KindLong)))))},
+		{Name: "rec", Type: opt(basefile.RecordType("rec",
+			basefile.Field{Name: "a", Type: str},
+			basefile.Field{Name: "inner", Type: opt(basefile.RecordType("inner", basefile.Field{Name: "z", Type: opt(basefile.DateType())}))}))},
 	}}
 }
 
 // writeBaseFile writes rows (without meta values) of schema into a new
 // base file at name under dir and returns its local path.
-func writeBaseFile(t testing.TB, dir, name string, schema *storage.Schema, rows ...[]any) string {
+func writeBaseFile(t testing.TB, dir, name string, schema *basefile.Schema, rows ...[]any) string {
 	t.Helper()
 	ctx := context.Background()
 	fsys, err := storage.NewLocalFS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := storage.NewBaseFileWriter(ctx, fsys, name, schema, storage.BaseFileOptions{})
+	w, err := basefile.NewWriter(ctx, fsys, name, schema, basefile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,9 +302,9 @@ func TestEmptyViewHasTheColumnsOfABaseFile(t *testing.T) {
 	schema := allTypesSchema()
 	file := writeBaseFile(t, t.TempDir(), "f1_0-1-1_20240101000000000.parquet", schema, []any{
 		"k1", true, int32(1), int64(2), float32(3), 4.0, []byte("b"), []byte("four"), "red",
-		"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", storage.NewDecimalInt64(1, 4), storage.NewDecimalInt64(2, 5),
-		storage.NewDecimalInt64(3, 2), storage.Date(1), time.UnixMicro(5).UTC(), time.UnixMilli(6).UTC(),
-		[]any{[]any{"x", int32(1)}}, map[string]any{"k": []any{int64(1)}}, []any{"a", []any{storage.Date(2)}},
+		"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", basefile.NewDecimalInt64(1, 4), basefile.NewDecimalInt64(2, 5),
+		basefile.NewDecimalInt64(3, 2), basefile.Date(1), time.UnixMicro(5).UTC(), time.UnixMilli(6).UTC(),
+		[]any{[]any{"x", int32(1)}}, map[string]any{"k": []any{int64(1)}}, []any{"a", []any{basefile.Date(2)}},
 	})
 	if err := e.CreateView(ctx, "files", pathFiles(file), nil); err != nil {
 		t.Fatal(err)
@@ -318,7 +319,7 @@ func TestEmptyViewHasTheColumnsOfABaseFile(t *testing.T) {
 	if _, rows := queryAll(t, e, "SELECT * FROM empty"); len(rows) != 0 {
 		t.Errorf("empty view has rows: %v", rows)
 	}
-	if _, rows := queryAll(t, e, "SELECT id, rec.inner.z FROM files"); !reflect.DeepEqual(rows, [][]any{{"k1", storage.Date(2)}}) {
+	if _, rows := queryAll(t, e, "SELECT id, rec.inner.z FROM files"); !reflect.DeepEqual(rows, [][]any{{"k1", basefile.Date(2)}}) {
 		t.Errorf("rows of the file view: %v", rows)
 	}
 }
@@ -332,7 +333,7 @@ func TestEmptyViewWithoutSchema(t *testing.T) {
 	for _, row := range describe(t, e, "t") {
 		names = append(names, row[0].(string))
 	}
-	if !reflect.DeepEqual(names, storage.MetaFieldNames[:]) {
+	if !reflect.DeepEqual(names, basefile.MetaFieldNames[:]) {
 		t.Errorf("columns = %v, want the meta columns", names)
 	}
 }
@@ -341,9 +342,9 @@ func TestViewOverFiles(t *testing.T) {
 	e := openEngine(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	str := storage.Nullable(storage.Primitive(storage.KindString))
-	v1 := &storage.Schema{Name: "r", Fields: []storage.Field{{Name: "id", Type: str}, {Name: "n", Type: storage.Nullable(storage.Primitive(storage.KindInt))}}}
-	v2 := &storage.Schema{Name: "r", Fields: append(append([]storage.Field(nil), v1.Fields...), storage.Field{Name: "added", Type: str})}
+	str := basefile.Nullable(basefile.Primitive(basefile.KindString))
+	v1 := &basefile.Schema{Name: "r", Fields: []basefile.Field{{Name: "id", Type: str}, {Name: "n", Type: basefile.Nullable(basefile.Primitive(basefile.KindInt))}}}
+	v2 := &basefile.Schema{Name: "r", Fields: append(append([]basefile.Field(nil), v1.Fields...), basefile.Field{Name: "added", Type: str})}
 	files := []string{
 		// A hive-style folder is not a column; glob characters are literal.
 		writeBaseFile(t, dir, "p=1/f1_0-1-1_20240101000000000.parquet", v1, []any{"a", int32(1)}),

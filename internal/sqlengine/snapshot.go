@@ -5,6 +5,8 @@ import (
 
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -15,7 +17,7 @@ import (
 // TableFiles). A snapshot with no files has the columns of the table's
 // schema as of the snapshot, or of its current schema for a snapshot before
 // the first write, and no rows.
-func (e *Engine) CreateSnapshotView(ctx context.Context, name string, fsys *storage.LocalFS, cfg *storage.TableConfig, instant string) error {
+func (e *Engine) CreateSnapshotView(ctx context.Context, name string, fsys *storage.LocalFS, cfg *config.Table, instant string) error {
 	tl, err := timeline.Load(ctx, fsys)
 	if err != nil {
 		return err
@@ -25,7 +27,7 @@ func (e *Engine) CreateSnapshotView(ctx context.Context, name string, fsys *stor
 		return err
 	}
 	slices := view.LatestSlices()
-	var schema *storage.Schema
+	var schema *basefile.Schema
 	if len(slices) == 0 || Computes(cfg) {
 		if schema, err = read.SnapshotSchema(ctx, cfg, tl, view); err != nil {
 			return err

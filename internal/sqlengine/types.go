@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // maxDecimalPrecision is the widest DECIMAL of DuckDB; it reads wider
@@ -13,7 +13,7 @@ const maxDecimalPrecision = 38
 
 // nullColumns returns the select list of a row of nulls with the columns of
 // schema: CAST(NULL AS INTEGER) AS "id", ...
-func nullColumns(schema *storage.Schema) (string, error) {
+func nullColumns(schema *basefile.Schema) (string, error) {
 	cols := make([]string, len(schema.Fields))
 	for i, f := range schema.Fields {
 		t, err := duckDBType(f.Type)
@@ -28,48 +28,48 @@ func nullColumns(schema *storage.Schema) (string, error) {
 // duckDBType returns the type DuckDB gives a column of type t when it reads
 // a base file, where storage writes it as parquet-avro does: timestamps are
 // adjusted to UTC, enums and uuids are strings, maps have string keys.
-func duckDBType(t *storage.Type) (string, error) {
+func duckDBType(t *basefile.Type) (string, error) {
 	switch t.Kind {
-	case storage.KindBoolean:
+	case basefile.KindBoolean:
 		return "BOOLEAN", nil
-	case storage.KindInt:
-		if t.Logical == storage.LogicalDate {
+	case basefile.KindInt:
+		if t.Logical == basefile.LogicalDate {
 			return "DATE", nil
 		}
 		return "INTEGER", nil
-	case storage.KindLong:
+	case basefile.KindLong:
 		switch t.Logical {
-		case storage.LogicalTimestampMicros, storage.LogicalTimestampMillis:
+		case basefile.LogicalTimestampMicros, basefile.LogicalTimestampMillis:
 			return "TIMESTAMP WITH TIME ZONE", nil
 		}
 		return "BIGINT", nil
-	case storage.KindFloat:
+	case basefile.KindFloat:
 		return "FLOAT", nil
-	case storage.KindDouble:
+	case basefile.KindDouble:
 		return "DOUBLE", nil
-	case storage.KindString, storage.KindEnum:
+	case basefile.KindString, basefile.KindEnum:
 		return "VARCHAR", nil
-	case storage.KindBytes, storage.KindFixed:
+	case basefile.KindBytes, basefile.KindFixed:
 		switch {
-		case t.Logical != storage.LogicalDecimal:
+		case t.Logical != basefile.LogicalDecimal:
 			return "BLOB", nil
 		case t.Precision > maxDecimalPrecision:
 			return "DOUBLE", nil
 		}
 		return fmt.Sprintf("DECIMAL(%d,%d)", t.Precision, t.Scale), nil
-	case storage.KindArray:
+	case basefile.KindArray:
 		items, err := duckDBType(t.Items)
 		if err != nil {
 			return "", err
 		}
 		return items + "[]", nil
-	case storage.KindMap:
+	case basefile.KindMap:
 		values, err := duckDBType(t.Values)
 		if err != nil {
 			return "", err
 		}
 		return "MAP(VARCHAR, " + values + ")", nil
-	case storage.KindRecord:
+	case basefile.KindRecord:
 		fields := make([]string, len(t.Fields))
 		for i, f := range t.Fields {
 			ft, err := duckDBType(f.Type)

@@ -1,7 +1,7 @@
 package sqlengine
 
 // The values of a query result, as Rows.Values returns them. They follow
-// storage's value model where it has a counterpart, and describe themselves
+// basefile's value model where it has a counterpart, and describe themselves
 // otherwise, so that a value can be printed without its column's type:
 //
 //	DuckDB type                                 Go value
@@ -12,14 +12,14 @@ package sqlengine
 //	HUGEINT, UHUGEINT, BIGNUM                   *big.Int
 //	FLOAT                                       float32
 //	DOUBLE                                      float64
-//	DECIMAL(p,s)                                storage.Decimal, with scale s
+//	DECIMAL(p,s)                                basefile.Decimal, with scale s
 //	VARCHAR, ENUM, BIT                          string
 //	UUID                                        string, "xxxxxxxx-xxxx-..."
 //	TIME, TIME WITH TIME ZONE                   string, "15:04:05.999999[-07:00]"
 //	INTERVAL                                    string, ISO 8601 ("P1M2DT3.5S")
 //	JSON                                        json.RawMessage
 //	BLOB, GEOMETRY                              []byte
-//	DATE                                        storage.Date
+//	DATE                                        basefile.Date
 //	TIMESTAMP (any precision, with time zone)   time.Time in UTC
 //	LIST, ARRAY                                 []any
 //	STRUCT                                      Struct
@@ -36,7 +36,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/google/uuid"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // Struct is a STRUCT value: its fields in the order of the type.
@@ -77,9 +77,9 @@ func newConverter(info duckdb.TypeInfo) converter {
 		duckdb.TYPE_UTINYINT, duckdb.TYPE_USMALLINT, duckdb.TYPE_UINTEGER:
 		return convertInt
 	case duckdb.TYPE_DECIMAL:
-		return as(func(d duckdb.Decimal) any { return storage.NewDecimal(d.Value, int(d.Scale)) })
+		return as(func(d duckdb.Decimal) any { return basefile.NewDecimal(d.Value, int(d.Scale)) })
 	case duckdb.TYPE_DATE:
-		return as(func(t time.Time) any { return storage.DateOf(t) })
+		return as(func(t time.Time) any { return basefile.DateOf(t) })
 	case duckdb.TYPE_TIMESTAMP, duckdb.TYPE_TIMESTAMP_S, duckdb.TYPE_TIMESTAMP_MS,
 		duckdb.TYPE_TIMESTAMP_NS, duckdb.TYPE_TIMESTAMP_TZ:
 		return as(func(t time.Time) any { return t.UTC() })
@@ -172,7 +172,7 @@ func formatInterval(i duckdb.Interval) string {
 		s += strconv.Itoa(int(i.Days)) + "D"
 	}
 	if i.Micros != 0 || s == "P" {
-		secs := strings.TrimRight(storage.NewDecimalInt64(i.Micros, 6).String(), "0")
+		secs := strings.TrimRight(basefile.NewDecimalInt64(i.Micros, 6).String(), "0")
 		s += "T" + strings.TrimSuffix(secs, ".") + "S"
 	}
 	return s

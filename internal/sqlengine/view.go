@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/hoodie-dev/hoodie/read"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // File is a base file of a view, with the values of the columns that the
@@ -56,7 +57,7 @@ func (f File) computed() bool {
 // computes columns of its files (see TableFiles), and so needs the table's
 // schema: the view of a table whose files store every column reads the
 // files alone.
-func Computes(cfg *storage.TableConfig) bool {
+func Computes(cfg *config.Table) bool {
 	return !cfg.PopulateMetaFields || cfg.DropPartitionColumns
 }
 
@@ -68,7 +69,7 @@ func Computes(cfg *storage.TableConfig) bool {
 // table whose files leave them out (hoodie.datasource.write.drop.partition.columns),
 // from the folder names. Files of other tables compute nothing, so that
 // their view reads the files alone.
-func TableFiles(root string, cfg *storage.TableConfig, schema *storage.Schema, slices []read.FileSlice) []File {
+func TableFiles(root string, cfg *config.Table, schema *basefile.Schema, slices []read.FileSlice) []File {
 	files := make([]File, len(slices))
 	for i, s := range slices {
 		files[i].Path = filepath.Join(root, filepath.FromSlash(s.Path))
@@ -92,23 +93,23 @@ const fileColumn = "__hoodie_view_file"
 // their file to a table of the computed values. The columns come in the
 // order of schema.WithMetaFields, then any column of the files that schema
 // lacks.
-func computedViewQuery(files []File, schema *storage.Schema) (string, error) {
+func computedViewQuery(files []File, schema *basefile.Schema) (string, error) {
 	if schema == nil {
-		schema = &storage.Schema{}
+		schema = &basefile.Schema{}
 	}
 	full := schema.WithMetaFields()
 	nulls, err := nullColumns(full)
 	if err != nil {
 		return "", err
 	}
-	types := make(map[string]*storage.Type, len(full.Fields))
+	types := make(map[string]*basefile.Type, len(full.Fields))
 	for _, f := range full.Fields {
 		types[f.Name] = f.Type
 	}
 	// The computed columns: the meta columns any file computes, in Hudi's
 	// order, then the partition columns, in the schema's.
 	var metaCols, partCols []string
-	for _, name := range storage.MetaFieldNames {
+	for _, name := range basefile.MetaFieldNames {
 		for _, f := range files {
 			if _, ok := f.Meta[name]; ok {
 				metaCols = append(metaCols, name)
@@ -171,7 +172,7 @@ func computedViewQuery(files []File, schema *storage.Schema) (string, error) {
 // literal returns a DuckDB expression of value v, in the value model of
 // package read, of the type DuckDB gives a column of type t (see
 // duckDBType).
-func literal(v any, t *storage.Type) (string, error) {
+func literal(v any, t *basefile.Type) (string, error) {
 	typ, err := duckDBType(t)
 	if err != nil {
 		return "", err
@@ -192,9 +193,9 @@ func literal(v any, t *storage.Type) (string, error) {
 		text = floatText(v, 64)
 	case string:
 		text = v
-	case storage.Decimal:
+	case basefile.Decimal:
 		text = v.String()
-	case storage.Date:
+	case basefile.Date:
 		text = v.String()
 	case time.Time:
 		text = v.UTC().Format(time.RFC3339Nano)

@@ -11,36 +11,38 @@ import (
 
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 func TestLiteral(t *testing.T) {
 	e := openEngine(t)
-	opt := storage.Nullable
+	opt := basefile.Nullable
 	ts := time.Date(2024, 1, 2, 3, 4, 5, 123456000, time.UTC)
 	tests := []struct {
 		name string
-		typ  *storage.Type
+		typ  *basefile.Type
 		v    any
 		want any
 	}{
-		{"null", opt(storage.Primitive(storage.KindInt)), nil, nil},
-		{"boolean", storage.Primitive(storage.KindBoolean), true, true},
-		{"int", storage.Primitive(storage.KindInt), int32(-7), int64(-7)},
-		{"long", storage.Primitive(storage.KindLong), int64(1) << 40, int64(1) << 40},
-		{"float", storage.Primitive(storage.KindFloat), float32(0.1), float32(0.1)},
-		{"float infinity", storage.Primitive(storage.KindFloat), float32(math.Inf(-1)), float32(math.Inf(-1))},
-		{"double", storage.Primitive(storage.KindDouble), 1e-300, 1e-300},
-		{"double infinity", storage.Primitive(storage.KindDouble), math.Inf(1), math.Inf(1)},
-		{"string with a quote", storage.Primitive(storage.KindString), "it's", "it's"},
-		{"enum", storage.EnumType("color", "red"), "red", "red"},
-		{"uuid", storage.UUIDType(), "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"},
-		{"bytes", storage.Primitive(storage.KindBytes), []byte{0, 0xff, '\''}, []byte{0, 0xff, '\''}},
-		{"fixed", storage.FixedType("fx", 2), []byte{1, 2}, []byte{1, 2}},
-		{"decimal", storage.DecimalType(10, 2), storage.NewDecimalInt64(-5, 2), storage.NewDecimalInt64(-5, 2)},
-		{"decimal wider than DuckDB's", storage.DecimalType(40, 2), storage.NewDecimalInt64(125, 2), 1.25},
-		{"date", storage.DateType(), mustDate(t, "1969-12-31"), mustDate(t, "1969-12-31")},
-		{"timestamp", storage.TimestampMicrosType(), ts, ts},
-		{"timestamp millis", storage.TimestampMillisType(), ts.Truncate(time.Millisecond), ts.Truncate(time.Millisecond)},
+		{"null", opt(basefile.Primitive(basefile.KindInt)), nil, nil},
+		{"boolean", basefile.Primitive(basefile.KindBoolean), true, true},
+		{"int", basefile.Primitive(basefile.KindInt), int32(-7), int64(-7)},
+		{"long", basefile.Primitive(basefile.KindLong), int64(1) << 40, int64(1) << 40},
+		{"float", basefile.Primitive(basefile.KindFloat), float32(0.1), float32(0.1)},
+		{"float infinity", basefile.Primitive(basefile.KindFloat), float32(math.Inf(-1)), float32(math.Inf(-1))},
+		{"double", basefile.Primitive(basefile.KindDouble), 1e-300, 1e-300},
+		{"double infinity", basefile.Primitive(basefile.KindDouble), math.Inf(1), math.Inf(1)},
+		{"string with a quote", basefile.Primitive(basefile.KindString), "it's", "it's"},
+		{"enum", basefile.EnumType("color", "red"), "red", "red"},
+		{"uuid", basefile.UUIDType(), "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"},
+		{"bytes", basefile.Primitive(basefile.KindBytes), []byte{0, 0xff, '\''}, []byte{0, 0xff, '\''}},
+		{"fixed", basefile.FixedType("fx", 2), []byte{1, 2}, []byte{1, 2}},
+		{"decimal", basefile.DecimalType(10, 2), basefile.NewDecimalInt64(-5, 2), basefile.NewDecimalInt64(-5, 2)},
+		{"decimal wider than DuckDB's", basefile.DecimalType(40, 2), basefile.NewDecimalInt64(125, 2), 1.25},
+		{"date", basefile.DateType(), mustDate(t, "1969-12-31"), mustDate(t, "1969-12-31")},
+		{"timestamp", basefile.TimestampMicrosType(), ts, ts},
+		{"timestamp millis", basefile.TimestampMillisType(), ts.Truncate(time.Millisecond), ts.Truncate(time.Millisecond)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,21 +73,21 @@ type rawFile struct {
 }
 
 func TestViewComputesWhatAScanComputes(t *testing.T) {
-	opt := storage.Nullable
-	str := opt(storage.Primitive(storage.KindString))
-	partFields := []storage.Field{
-		{Name: "bucket", Type: opt(storage.Primitive(storage.KindInt))},
-		{Name: "day", Type: opt(storage.DateType())},
-		{Name: "amount", Type: opt(storage.DecimalType(10, 2))},
-		{Name: "flag", Type: opt(storage.Primitive(storage.KindBoolean))},
-		{Name: "ts", Type: opt(storage.TimestampMicrosType())},
+	opt := basefile.Nullable
+	str := opt(basefile.Primitive(basefile.KindString))
+	partFields := []basefile.Field{
+		{Name: "bucket", Type: opt(basefile.Primitive(basefile.KindInt))},
+		{Name: "day", Type: opt(basefile.DateType())},
+		{Name: "amount", Type: opt(basefile.DecimalType(10, 2))},
+		{Name: "flag", Type: opt(basefile.Primitive(basefile.KindBoolean))},
+		{Name: "ts", Type: opt(basefile.TimestampMicrosType())},
 		{Name: "label", Type: str},
 	}
 	// The table's schema: the partition columns among the others.
-	schema := &storage.Schema{Name: "t_record", Fields: []storage.Field{{Name: "id", Type: str}, partFields[0], {Name: "v", Type: opt(storage.Primitive(storage.KindLong))}}}
+	schema := &basefile.Schema{Name: "t_record", Fields: []basefile.Field{{Name: "id", Type: str}, partFields[0], {Name: "v", Type: opt(basefile.Primitive(basefile.KindLong))}}}
 	schema.Fields = append(schema.Fields, partFields[1:]...)
 	// The files' schema: the partition columns left out.
-	fileSchema := &storage.Schema{Name: "t_record", Fields: []storage.Field{schema.Fields[0], schema.Fields[2]}}
+	fileSchema := &basefile.Schema{Name: "t_record", Fields: []basefile.Field{schema.Fields[0], schema.Fields[2]}}
 	var partNames []string
 	for _, f := range partFields {
 		partNames = append(partNames, f.Name)
@@ -94,7 +96,7 @@ func TestViewComputesWhatAScanComputes(t *testing.T) {
 	const instant = "20240101000000000"
 	files := []rawFile{
 		{partition: []string{"1", "2024-01-02", "12.50", "true", ts.Format(time.RFC3339Nano), "it's [x]*?"}, rows: [][]any{{"a", int64(1)}, {"b", nil}}},
-		{partition: []string{storage.DefaultPartitionValue, "2024-02-29", "-0.05", "false", ts.Format(time.RFC3339Nano), storage.DefaultPartitionValue}, rows: [][]any{{"c", int64(3)}}},
+		{partition: []string{config.DefaultPartitionValue, "2024-02-29", "-0.05", "false", ts.Format(time.RFC3339Nano), config.DefaultPartitionValue}, rows: [][]any{{"c", int64(3)}}},
 		{partition: []string{"2", "2024-01-03", "0.00", "true", ts.Format(time.RFC3339Nano), "x"}, withMeta: true, rows: [][]any{{"d", int64(4)}}},
 	}
 	tests := []struct {
@@ -145,7 +147,7 @@ func TestViewComputesWhatAScanComputes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := storage.NewTableConfig("t", []string{"id"}, "", partNames, false, "")
+			cfg, err := config.NewTable("t", []string{"id"}, "", partNames, false, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,11 +155,11 @@ func TestViewComputesWhatAScanComputes(t *testing.T) {
 			var slices []read.FileSlice
 			want := map[string][]any{}
 			for i, f := range files {
-				s := read.FileSlice{Partition: storage.PartitionPath(partNames, f.partition, false, true), FileID: string(rune('a' + i))}
+				s := read.FileSlice{Partition: config.PartitionPath(partNames, f.partition, false, true), FileID: string(rune('a' + i))}
 				s.Instant = "2024010100000000" + string(rune('1'+i))
-				s.Path = path.Join(s.Partition, storage.BaseFileName{FileID: s.FileID, WriteToken: "0-1-1", InstantTime: s.Instant}.String())
+				s.Path = path.Join(s.Partition, basefile.Name{FileID: s.FileID, WriteToken: "0-1-1", InstantTime: s.Instant}.String())
 				slices = append(slices, s)
-				w, err := storage.NewBaseFileWriter(ctx, fsys, s.Path, fileSchema, storage.BaseFileOptions{NoMetaFields: !f.withMeta})
+				w, err := basefile.NewWriter(ctx, fsys, s.Path, fileSchema, basefile.Options{NoMetaFields: !f.withMeta})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -195,7 +197,7 @@ func TestViewComputesWhatAScanComputes(t *testing.T) {
 			for _, c := range cols {
 				names = append(names, c.Name)
 			}
-			wantNames := append(storage.MetaFieldNames[:], "id", "bucket", "v", "day", "amount", "flag", "ts", "label")
+			wantNames := append(basefile.MetaFieldNames[:], "id", "bucket", "v", "day", "amount", "flag", "ts", "label")
 			if !reflect.DeepEqual(names, wantNames) {
 				t.Errorf("columns %v, want %v", names, wantNames)
 			}
@@ -203,7 +205,7 @@ func TestViewComputesWhatAScanComputes(t *testing.T) {
 				t.Errorf("%d rows, want %d", len(rows), len(want))
 			}
 			for _, row := range rows {
-				id, _ := row[storage.NumMetaFields].(string)
+				id, _ := row[basefile.NumMetaFields].(string)
 				if !reflect.DeepEqual(row, want[id]) {
 					t.Errorf("row %s:\n got %#v\nwant %#v", id, row, want[id])
 				}
@@ -219,19 +221,19 @@ func partitionValues(t testing.TB, f rawFile) []any {
 	ts := time.Date(2024, 1, 2, 3, 4, 5, 123456000, time.UTC)
 	switch f.partition[0] {
 	case "1":
-		return []any{int64(1), mustDate(t, "2024-01-02"), storage.NewDecimalInt64(1250, 2), true, ts, "it's [x]*?"}
+		return []any{int64(1), mustDate(t, "2024-01-02"), basefile.NewDecimalInt64(1250, 2), true, ts, "it's [x]*?"}
 	case "2":
-		return []any{int64(2), mustDate(t, "2024-01-03"), storage.NewDecimalInt64(0, 2), true, ts, "x"}
+		return []any{int64(2), mustDate(t, "2024-01-03"), basefile.NewDecimalInt64(0, 2), true, ts, "x"}
 	}
-	return []any{nil, mustDate(t, "2024-02-29"), storage.NewDecimalInt64(-5, 2), false, ts, nil}
+	return []any{nil, mustDate(t, "2024-02-29"), basefile.NewDecimalInt64(-5, 2), false, ts, nil}
 }
 
 func TestTableFilesOfATableWithMetaFieldsComputeNothing(t *testing.T) {
-	cfg, err := storage.NewTableConfig("t", []string{"id"}, "", []string{"p"}, false, "")
+	cfg, err := config.NewTable("t", []string{"id"}, "", []string{"p"}, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema := &storage.Schema{Name: "t", Fields: []storage.Field{{Name: "id", Type: storage.Primitive(storage.KindString)}, {Name: "p", Type: storage.Primitive(storage.KindString)}}}
+	schema := &basefile.Schema{Name: "t", Fields: []basefile.Field{{Name: "id", Type: basefile.Primitive(basefile.KindString)}, {Name: "p", Type: basefile.Primitive(basefile.KindString)}}}
 	files := TableFiles("/root", cfg, schema, []read.FileSlice{{Partition: "a", FileID: "f", Instant: "20240101000000000", Path: "a/f_0-1-1_20240101000000000.parquet"}})
 	want := []File{{Path: filepath.Join("/root", "a", "f_0-1-1_20240101000000000.parquet")}}
 	if !reflect.DeepEqual(files, want) {

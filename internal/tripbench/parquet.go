@@ -12,9 +12,8 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/hoodie-dev/hoodie/storage"
-
 	"github.com/hoodie-dev/hoodie/internal/trips"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // baseRow is a trip as a Hudi base file holds it, the five meta columns
@@ -106,7 +105,7 @@ func writeFile(job fileJob, instant string) error {
 	}
 	// The codec of base files (zstd at its fastest level), so that both
 	// sides compress alike.
-	codec, err := storage.CompressionCodec("")
+	codec, err := basefile.CompressionCodec("")
 	if err != nil {
 		return fmt.Errorf("parquet-go baseline: %w", err)
 	}

@@ -9,7 +9,7 @@ package tripbench
 
 import (
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // Seed seeds the generator of every workload.
@@ -68,14 +68,14 @@ func mixedBatch(g *trips.Generator, base []trips.Trip, n int) Batch {
 
 // Schema is the schema Hoodie writes trips under: the columns of
 // trips.Columns, all nullable, as Spark gives them to Hudi.
-func Schema() *storage.Schema {
-	str := storage.Nullable(storage.Primitive(storage.KindString))
-	return &storage.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []storage.Field{
+func Schema() *basefile.Schema {
+	str := basefile.Nullable(basefile.Primitive(basefile.KindString))
+	return &basefile.Schema{Name: "trips_record", Namespace: "hoodie.trips", Fields: []basefile.Field{
 		{Name: trips.ColUUID, Type: str},
-		{Name: trips.ColTS, Type: storage.Nullable(storage.Primitive(storage.KindLong))},
+		{Name: trips.ColTS, Type: basefile.Nullable(basefile.Primitive(basefile.KindLong))},
 		{Name: trips.ColRider, Type: str},
 		{Name: trips.ColDriver, Type: str},
-		{Name: trips.ColFare, Type: storage.Nullable(storage.Primitive(storage.KindDouble))},
+		{Name: trips.ColFare, Type: basefile.Nullable(basefile.Primitive(basefile.KindDouble))},
 		{Name: trips.ColPartitionPath, Type: str},
 	}}
 }

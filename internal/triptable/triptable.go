@@ -7,7 +7,7 @@ package triptable
 import (
 	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/internal/trips"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 )
 
 // Spec is the trips table: keyed by uuid, the greater ts winning,
@@ -18,6 +18,6 @@ func Spec() hoodie.TableSpec {
 		RecordKey:   []string{trips.ColUUID},
 		Precombine:  trips.ColTS,
 		PartitionBy: []string{trips.ColPartitionPath},
-		MergeMode:   storage.MergeEventTime,
+		MergeMode:   config.MergeEventTime,
 	}
 }

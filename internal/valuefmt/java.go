@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // JavaFloat renders a float of bits bits as Java's Double.toString (or
@@ -53,7 +53,7 @@ func JavaFloat(f float64, bits int) string {
 // JavaDecimal renders a decimal as Java's BigDecimal.toString does, which
 // Hudi's key generators use: plain, unless the exponent of its first digit
 // is below -6, which gives d.dddE-n ("1E-7", "0E-10").
-func JavaDecimal(d storage.Decimal) string {
+func JavaDecimal(d basefile.Decimal) string {
 	unscaled := d.Unscaled()
 	digits := unscaled.String()
 	sign := ""
@@ -83,7 +83,7 @@ func JavaText(v any) string {
 		return JavaFloat(float64(v), 32)
 	case float64:
 		return JavaFloat(v, 64)
-	case storage.Decimal:
+	case basefile.Decimal:
 		return JavaDecimal(v)
 	case time.Time:
 		return javaTimestamp(v)

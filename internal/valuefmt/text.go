@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // Text returns the text of v, a value of type t that is not a record,
@@ -16,7 +16,7 @@ import (
 // without quotes. t matters only for a timestamp (see FormatTimestamp) and
 // may be nil, for a timestamp of microseconds. A value outside the value
 // model (a uint64 or *big.Int of a SQL result, say) is as fmt prints it.
-func Text(t *storage.Type, v any) string {
+func Text(t *basefile.Type, v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
@@ -30,13 +30,13 @@ func Text(t *storage.Type, v any) string {
 		return FormatFloat(float64(v), 32)
 	case float64:
 		return FormatFloat(v, 64)
-	case storage.Decimal:
+	case basefile.Decimal:
 		return v.String()
-	case storage.Date:
+	case basefile.Date:
 		return v.String()
 	case time.Time:
 		if t == nil {
-			return FormatTimestamp(v, storage.LogicalTimestampMicros)
+			return FormatTimestamp(v, basefile.LogicalTimestampMicros)
 		}
 		return FormatTimestamp(v, t.Logical)
 	case []byte:
@@ -48,7 +48,7 @@ func Text(t *storage.Type, v any) string {
 // Cell returns v, a value of type t, as the text of a csv or table cell:
 // null as null, a record, array or map as its JSON text (see AppendJSON),
 // anything else as Text does.
-func Cell(t *storage.Type, v any, null string) string {
+func Cell(t *basefile.Type, v any, null string) string {
 	switch v.(type) {
 	case nil:
 		return null
@@ -61,7 +61,7 @@ func Cell(t *storage.Type, v any, null string) string {
 // TableCell returns v, a value of type t, as the text of a `--format table`
 // cell: Cell's text, null being NULL, with its control characters escaped
 // (see EscapeControl).
-func TableCell(t *storage.Type, v any) string {
+func TableCell(t *basefile.Type, v any) string {
 	return EscapeControl(Cell(t, v, "NULL"))
 }
 
@@ -95,14 +95,14 @@ func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // FormatTimestamp returns ts in RFC 3339, in UTC: without a fraction when
 // ts is a whole second, otherwise with all the (truncated) digits of unit,
-// the column's logical type: 3 for storage.LogicalTimestampMillis, 6 for
+// the column's logical type: 3 for basefile.LogicalTimestampMillis, 6 for
 // any other ("2023-04-01T17:01:00Z", "2023-04-01T17:01:00.120000Z").
-func FormatTimestamp(ts time.Time, unit storage.Logical) string {
+func FormatTimestamp(ts time.Time, unit basefile.Logical) string {
 	ts = ts.UTC()
 	switch {
 	case ts.Nanosecond() == 0:
 		return ts.Format("2006-01-02T15:04:05Z")
-	case unit == storage.LogicalTimestampMillis:
+	case unit == basefile.LogicalTimestampMillis:
 		return ts.Format("2006-01-02T15:04:05.000Z")
 	}
 	return ts.Format("2006-01-02T15:04:05.000000Z")

@@ -35,16 +35,16 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // AppendJSON appends v, a value of type t in the value model, as JSON.
-func AppendJSON(dst []byte, t *storage.Type, v any) []byte {
+func AppendJSON(dst []byte, t *basefile.Type, v any) []byte {
 	switch v := v.(type) {
 	case nil:
 		return append(dst, "null"...)
 	case []any:
-		if t != nil && t.Kind == storage.KindRecord {
+		if t != nil && t.Kind == basefile.KindRecord {
 			return AppendRecord(dst, t.Fields, v)
 		}
 		dst = append(dst, '[')
@@ -85,7 +85,7 @@ func AppendJSON(dst []byte, t *storage.Type, v any) []byte {
 // or the value of a record), as a JSON object: the fields in order, each
 // under its name. A field without a value (values is shorter than fields)
 // is null.
-func AppendRecord(dst []byte, fields []storage.Field, values []any) []byte {
+func AppendRecord(dst []byte, fields []basefile.Field, values []any) []byte {
 	dst = append(dst, '{')
 	for i, f := range fields {
 		if i > 0 {
@@ -103,18 +103,18 @@ func AppendRecord(dst []byte, fields []storage.Field, values []any) []byte {
 
 // itemsType and valuesType return the element types of an array and a map,
 // or a string type when t is not one (so that a value never lacks a type).
-func itemsType(t *storage.Type) *storage.Type {
+func itemsType(t *basefile.Type) *basefile.Type {
 	if t != nil && t.Items != nil {
 		return t.Items
 	}
-	return storage.Primitive(storage.KindString)
+	return basefile.Primitive(basefile.KindString)
 }
 
-func valuesType(t *storage.Type) *storage.Type {
+func valuesType(t *basefile.Type) *basefile.Type {
 	if t != nil && t.Values != nil {
 		return t.Values
 	}
-	return storage.Primitive(storage.KindString)
+	return basefile.Primitive(basefile.KindString)
 }
 
 // AppendFloat appends f, a float of bits bits (32 or 64), as a JSON number

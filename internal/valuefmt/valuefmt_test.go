@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 func TestValueFormats(t *testing.T) {
-	str := storage.Primitive(storage.KindString)
-	micros := storage.TimestampMicrosType()
-	millis := storage.TimestampMillisType()
+	str := basefile.Primitive(basefile.KindString)
+	micros := basefile.TimestampMicrosType()
+	millis := basefile.TimestampMillisType()
 	ts := func(s string) time.Time {
 		v, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
@@ -21,31 +21,31 @@ func TestValueFormats(t *testing.T) {
 		}
 		return v
 	}
-	rec := storage.RecordType("r", storage.Field{Name: "a", Type: storage.Primitive(storage.KindInt)}, storage.Field{Name: "b", Type: micros})
+	rec := basefile.RecordType("r", basefile.Field{Name: "a", Type: basefile.Primitive(basefile.KindInt)}, basefile.Field{Name: "b", Type: micros})
 	tests := []struct {
 		name     string
-		typ      *storage.Type
+		typ      *basefile.Type
 		v        any
 		json     string
 		csv      string
 		tableOut string
 	}{
 		{"null", str, nil, `null`, ``, `NULL`},
-		{"bool", storage.Primitive(storage.KindBoolean), true, `true`, `true`, `true`},
-		{"int", storage.Primitive(storage.KindInt), int32(-7), `-7`, `-7`, `-7`},
-		{"long", storage.Primitive(storage.KindLong), int64(math.MaxInt64), `9223372036854775807`, `9223372036854775807`, `9223372036854775807`},
-		{"float", storage.Primitive(storage.KindFloat), float32(0.1), `0.1`, `0.1`, `0.1`},
-		{"double", storage.Primitive(storage.KindDouble), 3.14159, `3.14159`, `3.14159`, `3.14159`},
-		{"double integral", storage.Primitive(storage.KindDouble), 2.0, `2`, `2`, `2`},
-		{"double tiny", storage.Primitive(storage.KindDouble), 1e-7, `1e-7`, `1e-7`, `1e-7`},
-		{"double huge", storage.Primitive(storage.KindDouble), 1e21, `1e+21`, `1e+21`, `1e+21`},
-		{"NaN", storage.Primitive(storage.KindDouble), math.NaN(), `"NaN"`, `NaN`, `NaN`},
-		{"-Inf", storage.Primitive(storage.KindFloat), float32(math.Inf(-1)), `"-Infinity"`, `-Infinity`, `-Infinity`},
-		{"decimal", storage.DecimalType(10, 5), storage.NewDecimalInt64(1234567890, 5), `"12345.67890"`, `12345.67890`, `12345.67890`},
-		{"big decimal", storage.DecimalType(38, 2), storage.NewDecimal(new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil), 2), `"10000000000000000000000000000.00"`, `10000000000000000000000000000.00`, `10000000000000000000000000000.00`},
-		{"negative decimal", storage.DecimalType(5, 3), storage.NewDecimalInt64(-5, 3), `"-0.005"`, `-0.005`, `-0.005`},
-		{"date", storage.DateType(), storage.Date(19448), `"2023-04-01"`, `2023-04-01`, `2023-04-01`},
-		{"old date", storage.DateType(), storage.Date(-1), `"1969-12-31"`, `1969-12-31`, `1969-12-31`},
+		{"bool", basefile.Primitive(basefile.KindBoolean), true, `true`, `true`, `true`},
+		{"int", basefile.Primitive(basefile.KindInt), int32(-7), `-7`, `-7`, `-7`},
+		{"long", basefile.Primitive(basefile.KindLong), int64(math.MaxInt64), `9223372036854775807`, `9223372036854775807`, `9223372036854775807`},
+		{"float", basefile.Primitive(basefile.KindFloat), float32(0.1), `0.1`, `0.1`, `0.1`},
+		{"double", basefile.Primitive(basefile.KindDouble), 3.14159, `3.14159`, `3.14159`, `3.14159`},
+		{"double integral", basefile.Primitive(basefile.KindDouble), 2.0, `2`, `2`, `2`},
+		{"double tiny", basefile.Primitive(basefile.KindDouble), 1e-7, `1e-7`, `1e-7`, `1e-7`},
+		{"double huge", basefile.Primitive(basefile.KindDouble), 1e21, `1e+21`, `1e+21`, `1e+21`},
+		{"NaN", basefile.Primitive(basefile.KindDouble), math.NaN(), `"NaN"`, `NaN`, `NaN`},
+		{"-Inf", basefile.Primitive(basefile.KindFloat), float32(math.Inf(-1)), `"-Infinity"`, `-Infinity`, `-Infinity`},
+		{"decimal", basefile.DecimalType(10, 5), basefile.NewDecimalInt64(1234567890, 5), `"12345.67890"`, `12345.67890`, `12345.67890`},
+		{"big decimal", basefile.DecimalType(38, 2), basefile.NewDecimal(new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil), 2), `"10000000000000000000000000000.00"`, `10000000000000000000000000000.00`, `10000000000000000000000000000.00`},
+		{"negative decimal", basefile.DecimalType(5, 3), basefile.NewDecimalInt64(-5, 3), `"-0.005"`, `-0.005`, `-0.005`},
+		{"date", basefile.DateType(), basefile.Date(19448), `"2023-04-01"`, `2023-04-01`, `2023-04-01`},
+		{"old date", basefile.DateType(), basefile.Date(-1), `"1969-12-31"`, `1969-12-31`, `1969-12-31`},
 		{"micros whole", micros, ts("2023-04-01T17:01:00Z"), `"2023-04-01T17:01:00Z"`, `2023-04-01T17:01:00Z`, `2023-04-01T17:01:00Z`},
 		{"micros", micros, ts("2023-04-01T17:01:00.123456Z"), `"2023-04-01T17:01:00.123456Z"`, `2023-04-01T17:01:00.123456Z`, `2023-04-01T17:01:00.123456Z`},
 		{"micros keeps zeros", micros, ts("2023-04-01T17:01:00.12Z"), `"2023-04-01T17:01:00.120000Z"`, `2023-04-01T17:01:00.120000Z`, `2023-04-01T17:01:00.120000Z`},
@@ -53,13 +53,13 @@ func TestValueFormats(t *testing.T) {
 		{"before 1970", micros, ts("1969-12-31T23:59:59.999999Z"), `"1969-12-31T23:59:59.999999Z"`, `1969-12-31T23:59:59.999999Z`, `1969-12-31T23:59:59.999999Z`},
 		{"string", str, "a \"q\"\n\t<é>\x01", `"a \"q\"\n\t<é>\u0001"`, "a \"q\"\n\t<é>\x01", `a "q"\n\t<é>\x01`},
 		{"invalid utf-8", str, "a\xffb\u2028", `"a\ufffdb\u2028"`, "a\xffb\u2028", "a\xffb\u2028"},
-		{"enum", storage.EnumType("e", "RED"), "RED", `"RED"`, `RED`, `RED`},
-		{"uuid", storage.UUIDType(), "0e7a6b64-0000-4000-8000-000000000001", `"0e7a6b64-0000-4000-8000-000000000001"`, `0e7a6b64-0000-4000-8000-000000000001`, `0e7a6b64-0000-4000-8000-000000000001`},
-		{"bytes", storage.Primitive(storage.KindBytes), []byte("binary data"), `"YmluYXJ5IGRhdGE="`, `YmluYXJ5IGRhdGE=`, `YmluYXJ5IGRhdGE=`},
-		{"fixed", storage.FixedType("f", 2), []byte{0xff, 0}, `"/wA="`, `/wA=`, `/wA=`},
-		{"array", storage.ArrayType(storage.Nullable(millis)), []any{ts("2023-04-01T17:01:00.25Z"), nil}, `["2023-04-01T17:01:00.250Z",null]`, `["2023-04-01T17:01:00.250Z",null]`, `["2023-04-01T17:01:00.250Z",null]`},
-		{"empty array", storage.ArrayType(str), []any{}, `[]`, `[]`, `[]`},
-		{"map", storage.MapType(storage.DecimalType(4, 1)), map[string]any{"b": storage.NewDecimalInt64(15, 1), "a": nil}, `{"a":null,"b":"1.5"}`, `{"a":null,"b":"1.5"}`, `{"a":null,"b":"1.5"}`},
+		{"enum", basefile.EnumType("e", "RED"), "RED", `"RED"`, `RED`, `RED`},
+		{"uuid", basefile.UUIDType(), "0e7a6b64-0000-4000-8000-000000000001", `"0e7a6b64-0000-4000-8000-000000000001"`, `0e7a6b64-0000-4000-8000-000000000001`, `0e7a6b64-0000-4000-8000-000000000001`},
+		{"bytes", basefile.Primitive(basefile.KindBytes), []byte("binary data"), `"YmluYXJ5IGRhdGE="`, `YmluYXJ5IGRhdGE=`, `YmluYXJ5IGRhdGE=`},
+		{"fixed", basefile.FixedType("f", 2), []byte{0xff, 0}, `"/wA="`, `/wA=`, `/wA=`},
+		{"array", basefile.ArrayType(basefile.Nullable(millis)), []any{ts("2023-04-01T17:01:00.25Z"), nil}, `["2023-04-01T17:01:00.250Z",null]`, `["2023-04-01T17:01:00.250Z",null]`, `["2023-04-01T17:01:00.250Z",null]`},
+		{"empty array", basefile.ArrayType(str), []any{}, `[]`, `[]`, `[]`},
+		{"map", basefile.MapType(basefile.DecimalType(4, 1)), map[string]any{"b": basefile.NewDecimalInt64(15, 1), "a": nil}, `{"a":null,"b":"1.5"}`, `{"a":null,"b":"1.5"}`, `{"a":null,"b":"1.5"}`},
 		{"record", rec, []any{int32(1), ts("2023-04-01T17:01:00.000001Z")}, `{"a":1,"b":"2023-04-01T17:01:00.000001Z"}`, `{"a":1,"b":"2023-04-01T17:01:00.000001Z"}`, `{"a":1,"b":"2023-04-01T17:01:00.000001Z"}`},
 	}
 	for _, tt := range tests {
@@ -92,9 +92,9 @@ func TestJSONStringMatchesEncodingJSON(t *testing.T) {
 }
 
 func TestAppendRecord(t *testing.T) {
-	fields := []storage.Field{
-		{Name: "id", Type: storage.Primitive(storage.KindLong)},
-		{Name: "na\"me", Type: storage.Nullable(storage.Primitive(storage.KindString))},
+	fields := []basefile.Field{
+		{Name: "id", Type: basefile.Primitive(basefile.KindLong)},
+		{Name: "na\"me", Type: basefile.Nullable(basefile.Primitive(basefile.KindString))},
 	}
 	tests := []struct {
 		values []any
@@ -126,7 +126,7 @@ func TestTextWithoutType(t *testing.T) {
 		{huge, "123456789012345678901234"},
 		{int64(-1), "-1"},
 		{float32(2.5), "2.5"},
-		{storage.Date(0), "1970-01-01"},
+		{basefile.Date(0), "1970-01-01"},
 		{time.Date(2024, 1, 2, 3, 4, 5, 500_000_000, time.UTC), "2024-01-02T03:04:05.500000Z"},
 		{[]byte("ab"), "YWI="},
 	}
@@ -141,14 +141,14 @@ func TestFormatTimestamp(t *testing.T) {
 	east := time.FixedZone("east", 2*3600)
 	tests := []struct {
 		ts   time.Time
-		unit storage.Logical
+		unit basefile.Logical
 		want string
 	}{
-		{time.Date(2023, 4, 1, 19, 1, 0, 0, east), storage.LogicalTimestampMicros, "2023-04-01T17:01:00Z"},
-		{time.Date(2023, 4, 1, 17, 1, 0, 0, time.UTC), storage.LogicalTimestampMillis, "2023-04-01T17:01:00Z"},
-		{time.Date(2023, 4, 1, 17, 1, 0, 123_456_789, time.UTC), storage.LogicalTimestampMicros, "2023-04-01T17:01:00.123456Z"},
-		{time.Date(2023, 4, 1, 17, 1, 0, 123_456_789, time.UTC), storage.LogicalTimestampMillis, "2023-04-01T17:01:00.123Z"},
-		{time.Date(2023, 4, 1, 17, 1, 0, 500, time.UTC), storage.LogicalNone, "2023-04-01T17:01:00.000000Z"},
+		{time.Date(2023, 4, 1, 19, 1, 0, 0, east), basefile.LogicalTimestampMicros, "2023-04-01T17:01:00Z"},
+		{time.Date(2023, 4, 1, 17, 1, 0, 0, time.UTC), basefile.LogicalTimestampMillis, "2023-04-01T17:01:00Z"},
+		{time.Date(2023, 4, 1, 17, 1, 0, 123_456_789, time.UTC), basefile.LogicalTimestampMicros, "2023-04-01T17:01:00.123456Z"},
+		{time.Date(2023, 4, 1, 17, 1, 0, 123_456_789, time.UTC), basefile.LogicalTimestampMillis, "2023-04-01T17:01:00.123Z"},
+		{time.Date(2023, 4, 1, 17, 1, 0, 500, time.UTC), basefile.LogicalNone, "2023-04-01T17:01:00.000000Z"},
 	}
 	for _, tt := range tests {
 		if got := FormatTimestamp(tt.ts, tt.unit); got != tt.want {
@@ -215,8 +215,8 @@ func TestJavaText(t *testing.T) {
 		{int32(-3), "-3"},
 		{"x", "x"},
 		{true, "true"},
-		{storage.NewDecimal(big.NewInt(150), 2), "1.50"},
-		{storage.NewDecimal(big.NewInt(1), 8), "1E-8"},
+		{basefile.NewDecimal(big.NewInt(150), 2), "1.50"},
+		{basefile.NewDecimal(big.NewInt(1), 8), "1E-8"},
 		{time.Date(2023, 4, 1, 17, 1, 0, 0, time.UTC), "2023-04-01 17:01:00.0"},
 		{time.Date(2023, 4, 1, 17, 1, 0, 123400000, time.UTC), "2023-04-01 17:01:00.1234"},
 		{time.Date(2023, 4, 1, 17, 1, 0, 5, time.FixedZone("x", 3600)), "2023-04-01 16:01:00.000000005"},

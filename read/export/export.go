@@ -20,6 +20,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -118,7 +119,7 @@ func Export(ctx context.Context, src, dst storage.FS, opts Options) (*Result, er
 	if exists {
 		return nil, ErrTargetExists
 	}
-	cfg, err := storage.LoadTableConfig(ctx, src)
+	cfg, err := config.Load(ctx, src)
 	if err != nil {
 		return nil, err
 	}

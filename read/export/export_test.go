@@ -18,6 +18,8 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/fixtures"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/storage/faultfs"
 	"github.com/hoodie-dev/hoodie/timeline"
 	"github.com/hoodie-dev/hoodie/write"
@@ -116,11 +118,11 @@ func TestExportHudiCopiesTheSnapshot(t *testing.T) {
 				if got := dstTL.Instants(); !slices.Equal(got, want) {
 					t.Errorf("copy's timeline %v, want %v", got, want)
 				}
-				srcCfg, err := storage.LoadTableConfig(context.Background(), src)
+				srcCfg, err := config.Load(context.Background(), src)
 				if err != nil {
 					t.Fatal(err)
 				}
-				dstCfg, err := storage.LoadTableConfig(context.Background(), dst)
+				dstCfg, err := config.Load(context.Background(), dst)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -180,7 +182,7 @@ func TestExportHudiLeavesOutPendingAndLaterInstants(t *testing.T) {
 func withoutMeta(records map[string][]any) map[string][]any {
 	out := make(map[string][]any, len(records))
 	for _, row := range records {
-		out[keyOf(row[storage.NumMetaFields:])] = row[storage.NumMetaFields:]
+		out[keyOf(row[basefile.NumMetaFields:])] = row[basefile.NumMetaFields:]
 	}
 	return out
 }
@@ -305,7 +307,7 @@ func TestExportPartitionBy(t *testing.T) {
 
 // newTable creates a non-partitioned table with record key id at a new
 // folder and writes each batch of rows of schema as an upsert.
-func newTable(t testing.TB, schema *storage.Schema, batches ...[][]any) string {
+func newTable(t testing.TB, schema *basefile.Schema, batches ...[][]any) string {
 	t.Helper()
 	var inputs []*write.Input
 	for _, rows := range batches {
@@ -321,11 +323,11 @@ func newTableOf(t testing.TB, partitionFields []string, inputs ...*write.Input) 
 	ctx := context.Background()
 	dir := t.TempDir()
 	fsys := localFS(t, dir)
-	cfg, err := storage.NewTableConfig("people", []string{"id"}, "", partitionFields, false, storage.MergeCommitTime)
+	cfg, err := config.NewTable("people", []string{"id"}, "", partitionFields, false, config.MergeCommitTime)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := storage.CreateTable(ctx, fsys, cfg, time.Now()); err != nil {
+	if err := config.CreateTable(ctx, fsys, cfg, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	w := write.NewWriter(fsys, write.Options{IndexDir: filepath.Join(t.TempDir(), "index"), TableID: dir})
@@ -343,33 +345,33 @@ func newTableOf(t testing.TB, partitionFields []string, inputs ...*write.Input) 
 // the snapshot's schema, its values widened, and null for tip where the
 // base file lacks it, as a scan reads them.
 func TestExportFilesHaveTheSnapshotSchema(t *testing.T) {
-	str := storage.Primitive(storage.KindString)
-	nullable := func(k storage.Kind) *storage.Type { return storage.Nullable(storage.Primitive(k)) }
+	str := basefile.Primitive(basefile.KindString)
+	nullable := func(k basefile.Kind) *basefile.Type { return basefile.Nullable(basefile.Primitive(k)) }
 	tests := []struct {
-		from, to storage.Kind
+		from, to basefile.Kind
 		old, new any // x written as from, then as to
 		oldAs    any // old read as to
 	}{
-		{storage.KindInt, storage.KindLong, int32(7), int64(1 << 40), int64(7)},
-		{storage.KindInt, storage.KindDouble, int32(-7), 2.25, float64(-7)},
-		{storage.KindLong, storage.KindDouble, int64(1 << 40), 2.25, float64(1 << 40)},
-		{storage.KindFloat, storage.KindDouble, float32(1.5), 2.25, float64(1.5)},
+		{basefile.KindInt, basefile.KindLong, int32(7), int64(1 << 40), int64(7)},
+		{basefile.KindInt, basefile.KindDouble, int32(-7), 2.25, float64(-7)},
+		{basefile.KindLong, basefile.KindDouble, int64(1 << 40), 2.25, float64(1 << 40)},
+		{basefile.KindFloat, basefile.KindDouble, float32(1.5), 2.25, float64(1.5)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.from.String()+" to "+tt.to.String(), func(t *testing.T) {
-			first := &storage.Schema{Name: "people_record", Fields: []storage.Field{
+			first := &basefile.Schema{Name: "people_record", Fields: []basefile.Field{
 				{Name: "id", Type: str}, {Name: "region", Type: str}, {Name: "x", Type: nullable(tt.from)},
 			}}
-			second := &storage.Schema{Name: "people_record", Fields: []storage.Field{
+			second := &basefile.Schema{Name: "people_record", Fields: []basefile.Field{
 				{Name: "id", Type: str}, {Name: "region", Type: str}, {Name: "x", Type: nullable(tt.to)},
-				{Name: "tip", Type: nullable(storage.KindDouble)},
+				{Name: "tip", Type: nullable(basefile.KindDouble)},
 			}}
 			dir := newTableOf(t, []string{"region"},
 				&write.Input{Name: "first", Schema: first, Rows: [][]any{{"a", "eu", tt.old}, {"b", "us", tt.old}}},
 				&write.Input{Name: "second", Schema: second, Rows: [][]any{{"c", "us", tt.new, 0.5}}})
 			src := localFS(t, dir)
 			tl, view := loadView(t, src, "")
-			cfg, err := storage.LoadTableConfig(context.Background(), src)
+			cfg, err := config.Load(context.Background(), src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -389,7 +391,7 @@ func TestExportFilesHaveTheSnapshotSchema(t *testing.T) {
 				t.Fatalf("exported %v: want a file per partition at least", files)
 			}
 			for _, name := range files {
-				bf, err := storage.OpenBaseFile(context.Background(), dst, name)
+				bf, err := basefile.Open(context.Background(), dst, name)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -418,11 +420,11 @@ func TestExportFilesHaveTheSnapshotSchema(t *testing.T) {
 }
 
 func TestExportPartitionByEscapesValues(t *testing.T) {
-	str := storage.Nullable(storage.Primitive(storage.KindString))
-	schema := &storage.Schema{Name: "people_record", Fields: []storage.Field{
-		{Name: "id", Type: storage.Primitive(storage.KindString)},
+	str := basefile.Nullable(basefile.Primitive(basefile.KindString))
+	schema := &basefile.Schema{Name: "people_record", Fields: []basefile.Field{
+		{Name: "id", Type: basefile.Primitive(basefile.KindString)},
 		{Name: "city", Type: str},
-		{Name: "seen", Type: storage.Nullable(storage.TimestampMicrosType())},
+		{Name: "seen", Type: basefile.Nullable(basefile.TimestampMicrosType())},
 	}}
 	seen := time.Date(2024, 5, 6, 7, 8, 9, 500000000, time.UTC)
 	dir := newTable(t, schema, [][]any{
@@ -490,11 +492,11 @@ func TestExportRefusesBadInput(t *testing.T) {
 		{name: "unknown format", table: dir, opts: Options{Format: "csv"}, want: `unknown format "csv"`},
 		{name: "hudi partitioned", table: dir, opts: Options{Format: FormatHudi, PartitionBy: "id"}, want: "takes no partition column"},
 		{name: "unknown column", table: dir, opts: Options{Format: FormatJSON, PartitionBy: "nope"}, is: ErrUnknownColumn, want: "its columns: id, name"},
-		{name: "meta column", table: dir, opts: Options{Format: FormatJSON, PartitionBy: storage.MetaRecordKey}, is: ErrUnknownColumn},
+		{name: "meta column", table: dir, opts: Options{Format: FormatJSON, PartitionBy: basefile.MetaRecordKey}, is: ErrUnknownColumn},
 		{name: "struct column", table: dir, opts: Options{Format: FormatJSON, PartitionBy: "structField"}, want: "of type record"},
 		{name: "binary column", table: dir, opts: Options{Format: FormatJSON, PartitionBy: "binaryField"}, want: "of type bytes"},
 		{name: "bad instant", table: dir, opts: Options{Format: FormatParquet, AsOf: "2024"}, is: timeline.ErrInvalidInstantTime},
-		{name: "not a table", table: t.TempDir(), opts: Options{Format: FormatParquet}, is: storage.ErrNotATable},
+		{name: "not a table", table: t.TempDir(), opts: Options{Format: FormatParquet}, is: config.ErrNotATable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -30,12 +31,12 @@ func (e *exporter) copyTable(ctx context.Context, tl *timeline.Timeline, view *r
 		return err
 	}
 	for _, part := range view.Partitions() {
-		name, ok, err := storage.FindPartitionMetadata(ctx, e.src, part)
+		name, ok, err := config.FindPartitionMetadata(ctx, e.src, part)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("partition %q has no %s file", part, storage.PartitionMetadataFile)
+			return fmt.Errorf("partition %q has no %s file", part, config.PartitionMetadataFile)
 		}
 		if err := e.copyMeta(ctx, name, name); err != nil {
 			return err

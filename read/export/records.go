@@ -15,6 +15,8 @@ import (
 
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -30,7 +32,7 @@ import (
 // the writes which evolved the schema left alone still have every column,
 // and a reader that takes one file's schema for the whole dataset (Spark's
 // Parquet reader without mergeSchema) sees the snapshot's columns.
-func (e *exporter) exportRecords(ctx context.Context, cfg *storage.TableConfig, tl *timeline.Timeline, view *read.View) error {
+func (e *exporter) exportRecords(ctx context.Context, cfg *config.Table, tl *timeline.Timeline, view *read.View) error {
 	schema, err := read.SnapshotSchema(ctx, cfg, tl, view)
 	if err != nil {
 		return fmt.Errorf("schema of the snapshot: %w", err)
@@ -62,10 +64,10 @@ func (e *exporter) exportRecords(ctx context.Context, cfg *storage.TableConfig, 
 
 // checkPartitionColumn checks that the table schema has a column name of a
 // type whose values can name folders.
-func checkPartitionColumn(schema *storage.Schema, name string) error {
-	var field storage.Field
+func checkPartitionColumn(schema *basefile.Schema, name string) error {
+	var field basefile.Field
 	ok := false
-	if schema != nil && !storage.IsMetaField(name) {
+	if schema != nil && !basefile.IsMetaField(name) {
 		field, ok = schema.Field(name)
 	}
 	if !ok {
@@ -79,8 +81,8 @@ func checkPartitionColumn(schema *storage.Schema, name string) error {
 	}
 	t := field.Type
 	switch {
-	case t.Kind == storage.KindRecord || t.Kind == storage.KindArray || t.Kind == storage.KindMap,
-		(t.Kind == storage.KindBytes || t.Kind == storage.KindFixed) && t.Logical != storage.LogicalDecimal:
+	case t.Kind == basefile.KindRecord || t.Kind == basefile.KindArray || t.Kind == basefile.KindMap,
+		(t.Kind == basefile.KindBytes || t.Kind == basefile.KindFixed) && t.Logical != basefile.LogicalDecimal:
 		return fmt.Errorf("partition column %q is of type %s: only columns of primitive types other than bytes can name folders", name, t.Kind)
 	}
 	return nil
@@ -88,9 +90,9 @@ func checkPartitionColumn(schema *storage.Schema, name string) error {
 
 // exportFile writes the records of the base file of slice i, read by scan
 // in the columns of schema.
-func (e *exporter) exportFile(ctx context.Context, scan *read.Scan, schema *storage.Schema, i int, slice read.FileSlice) (err error) {
+func (e *exporter) exportFile(ctx context.Context, scan *read.Scan, schema *basefile.Schema, i int, slice read.FileSlice) (err error) {
 	part, keep := -1, []int(nil)
-	var fields []storage.Field
+	var fields []basefile.Field
 	for j, f := range schema.Fields {
 		if f.Name == e.opts.PartitionBy {
 			part = j
@@ -101,7 +103,7 @@ func (e *exporter) exportFile(ctx context.Context, scan *read.Scan, schema *stor
 	}
 	outs := &outputs{
 		ctx: ctx, fsys: e.dst, format: e.opts.Format,
-		schema: &storage.Schema{Name: schema.Name, Namespace: schema.Namespace, Doc: schema.Doc, Fields: fields},
+		schema: &basefile.Schema{Name: schema.Name, Namespace: schema.Namespace, Doc: schema.Doc, Fields: fields},
 		name:   fmt.Sprintf("part-%05d-%s.%s", i, slice.FileID, e.opts.Format),
 		byDir:  map[string]*output{},
 	}
@@ -120,7 +122,7 @@ func (e *exporter) exportFile(ctx context.Context, scan *read.Scan, schema *stor
 				if err != nil {
 					return fmt.Errorf("%s: column %s: %w", slice.Path, e.opts.PartitionBy, err)
 				}
-				dir = e.opts.PartitionBy + "=" + storage.EscapePartitionValue(s)
+				dir = e.opts.PartitionBy + "=" + config.EscapePartitionValue(s)
 			}
 			out, err := outs.get(dir)
 			if err != nil {
@@ -165,9 +167,9 @@ func partitionValue(v any) (string, error) {
 		return strconv.FormatFloat(float64(x), 'g', -1, 32), nil
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64), nil
-	case storage.Decimal:
+	case basefile.Decimal:
 		return x.String(), nil
-	case storage.Date:
+	case basefile.Date:
 		return x.String(), nil
 	case time.Time:
 		return x.UTC().Format("2006-01-02 15:04:05.999999"), nil
@@ -180,7 +182,7 @@ type outputs struct {
 	ctx    context.Context
 	fsys   storage.FS
 	format Format
-	schema *storage.Schema
+	schema *basefile.Schema
 	name   string
 	byDir  map[string]*output
 }
@@ -271,11 +273,11 @@ type parquetWriter struct {
 	// parquet-avro's two-level lists.
 	//lint:ignore SA1019 rows, not Go values, are written
 	pw     *parquet.Writer
-	schema *storage.Schema
+	schema *basefile.Schema
 	batch  []parquet.Row
 }
 
-func newParquetWriter(out io.WriteCloser, schema *storage.Schema) (*parquetWriter, error) {
+func newParquetWriter(out io.WriteCloser, schema *basefile.Schema) (*parquetWriter, error) {
 	ps, err := schema.ParquetSchema()
 	if err != nil {
 		return nil, err
@@ -286,7 +288,7 @@ func newParquetWriter(out io.WriteCloser, schema *storage.Schema) (*parquetWrite
 	}
 	pw := parquet.NewWriter(out, ps,
 		parquet.Compression(&parquet.Snappy),
-		parquet.KeyValueMetadata(storage.FooterAvroSchema, string(avro)))
+		parquet.KeyValueMetadata(basefile.FooterAvroSchema, string(avro)))
 	return &parquetWriter{out: out, pw: pw, schema: schema}, nil
 }
 
@@ -320,11 +322,11 @@ func (w *parquetWriter) close() error {
 type jsonWriter struct {
 	out    io.WriteCloser
 	buf    *bufio.Writer
-	fields []storage.Field
+	fields []basefile.Field
 	line   []byte
 }
 
-func newJSONWriter(out io.WriteCloser, schema *storage.Schema) *jsonWriter {
+func newJSONWriter(out io.WriteCloser, schema *basefile.Schema) *jsonWriter {
 	return &jsonWriter{out: out, buf: bufio.NewWriterSize(out, 256<<10), fields: schema.Fields}
 }
 

@@ -17,7 +17,7 @@ import (
 
 // Folder is the archived timeline's folder, relative to the table's base
 // path (Hudi's default hoodie.archivelog.folder, "archived").
-const Folder = timeline.MetaFolder + "/archived"
+const Folder = storage.MetaFolder + "/archived"
 
 // filePrefix starts the name of every archive file: Hudi's log file name
 // ".<fileId>_<baseCommitTime>.<extension>.<version>_<writeToken>" with

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/hoodie-dev/hoodie/internal/valuefmt"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // valueText returns a value of a query result as the text report prints
@@ -43,7 +43,7 @@ func jsonValue(v any) any {
 		return jsonValue(float64(v))
 	case *big.Int:
 		return json.Number(v.String())
-	case storage.Decimal, storage.Date, time.Time, string, []byte:
+	case basefile.Decimal, basefile.Date, time.Time, string, []byte:
 		return valuefmt.Text(nil, v)
 	}
 	return fmt.Sprint(v)

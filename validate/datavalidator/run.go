@@ -14,6 +14,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/sqlengine"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
 
@@ -329,7 +330,7 @@ func loadSource(ctx context.Context, engine *sqlengine.Engine, t *table) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}
-		cfg, err := storage.LoadTableConfig(ctx, fsys)
+		cfg, err := config.Load(ctx, fsys)
 		if err != nil {
 			return fmt.Errorf("%s: %w", where, err)
 		}

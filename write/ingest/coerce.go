@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // Object is a JSON object as a decoder reads it: its members in input order.
@@ -33,7 +33,7 @@ type valueError struct {
 	path   []string // field names, and "[i]", `["key"]`, "[]" or "{}" elements
 	msg    string   // the problem; empty for a value that does not fit typ
 	value  any
-	typ    *storage.Type
+	typ    *basefile.Type
 	why    string
 }
 
@@ -72,7 +72,7 @@ func (e *valueError) at(elem string) *valueError {
 	return e
 }
 
-func misfit(v any, t *storage.Type, why string) *valueError {
+func misfit(v any, t *basefile.Type, why string) *valueError {
 	return &valueError{value: v, typ: t, why: why}
 }
 
@@ -101,19 +101,19 @@ func describeValue(v any) string {
 }
 
 // typeName names a type in error messages, ignoring nullability.
-func typeName(t *storage.Type) string {
+func typeName(t *basefile.Type) string {
 	switch {
 	case t == nil:
 		return "null"
-	case t.Logical == storage.LogicalDecimal:
+	case t.Logical == basefile.LogicalDecimal:
 		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
-	case t.Logical != storage.LogicalNone:
+	case t.Logical != basefile.LogicalNone:
 		return t.Logical.String()
-	case t.Kind == storage.KindArray:
+	case t.Kind == basefile.KindArray:
 		return "array of " + typeName(t.Items)
-	case t.Kind == storage.KindMap:
+	case t.Kind == basefile.KindMap:
 		return "map of " + typeName(t.Values)
-	case t.Kind == storage.KindRecord || t.Kind == storage.KindEnum || t.Kind == storage.KindFixed:
+	case t.Kind == basefile.KindRecord || t.Kind == basefile.KindEnum || t.Kind == basefile.KindFixed:
 		return t.Kind.String() + " " + strconv.Quote(t.Name)
 	}
 	return t.Kind.String()
@@ -144,7 +144,7 @@ func typeName(t *storage.Type) string {
 //
 // Null fits nullable types only. The error names the column path and the
 // value.
-func CoerceValue(v any, t *storage.Type, column string) (any, error) {
+func CoerceValue(v any, t *basefile.Type, column string) (any, error) {
 	out, err := coerce(v, t)
 	if err != nil {
 		err.column = column
@@ -154,7 +154,7 @@ func CoerceValue(v any, t *storage.Type, column string) (any, error) {
 }
 
 // coerce is CoerceValue. A nil t stands for a type only null fits.
-func coerce(v any, t *storage.Type) (any, *valueError) {
+func coerce(v any, t *basefile.Type) (any, *valueError) {
 	switch {
 	case v == nil:
 		if t == nil || t.Nullable {
@@ -165,47 +165,47 @@ func coerce(v any, t *storage.Type) (any, *valueError) {
 		return nil, misfit(v, t, "only null fits")
 	}
 	switch t.Logical {
-	case storage.LogicalDecimal:
+	case basefile.LogicalDecimal:
 		return coerceDecimal(v, t)
-	case storage.LogicalDate:
+	case basefile.LogicalDate:
 		return coerceDate(v, t)
-	case storage.LogicalTimestampMicros, storage.LogicalTimestampMillis:
+	case basefile.LogicalTimestampMicros, basefile.LogicalTimestampMillis:
 		return coerceTimestamp(v, t)
 	}
 	switch t.Kind {
-	case storage.KindBoolean:
+	case basefile.KindBoolean:
 		return coerceBoolean(v, t)
-	case storage.KindInt:
+	case basefile.KindInt:
 		n, err := coerceWhole(v, t, 32)
 		return int32(n), err
-	case storage.KindLong:
+	case basefile.KindLong:
 		n, err := coerceWhole(v, t, 64)
 		return n, err
-	case storage.KindFloat:
+	case basefile.KindFloat:
 		f, err := coerceFloat(v, t, 32)
 		return float32(f), err
-	case storage.KindDouble:
+	case basefile.KindDouble:
 		return coerceFloat(v, t, 64)
-	case storage.KindString:
+	case basefile.KindString:
 		return coerceString(v, t)
-	case storage.KindEnum:
+	case basefile.KindEnum:
 		if s, ok := v.(string); ok && slices.Contains(t.Symbols, s) {
 			return v, nil
 		}
 		return nil, misfit(v, t, "not a symbol of the enum")
-	case storage.KindBytes, storage.KindFixed:
+	case basefile.KindBytes, basefile.KindFixed:
 		return coerceBytes(v, t)
-	case storage.KindRecord:
+	case basefile.KindRecord:
 		return coerceRecord(v, t)
-	case storage.KindArray:
+	case basefile.KindArray:
 		return coerceArray(v, t)
-	case storage.KindMap:
+	case basefile.KindMap:
 		return coerceMap(v, t)
 	}
 	return nil, misfit(v, t, "unsupported type")
 }
 
-func coerceBoolean(v any, t *storage.Type) (any, *valueError) {
+func coerceBoolean(v any, t *basefile.Type) (any, *valueError) {
 	switch x := v.(type) {
 	case bool:
 		return x, nil
@@ -220,7 +220,7 @@ func coerceBoolean(v any, t *storage.Type) (any, *valueError) {
 	return nil, misfit(v, t, "not a boolean")
 }
 
-func coerceString(v any, t *storage.Type) (any, *valueError) {
+func coerceString(v any, t *basefile.Type) (any, *valueError) {
 	switch x := v.(type) {
 	case string:
 		return v, nil // v, not x: boxing x again would allocate
@@ -289,7 +289,7 @@ func scanNumber(s string) (ok, whole bool) {
 }
 
 // coerceWhole reads a whole number of bitSize bits.
-func coerceWhole(v any, t *storage.Type, bitSize int) (int64, *valueError) {
+func coerceWhole(v any, t *basefile.Type, bitSize int) (int64, *valueError) {
 	s, ok := numberText(v)
 	if !ok {
 		return 0, misfit(v, t, "not a number")
@@ -312,7 +312,7 @@ func parseWhole(s string, bitSize int) (n int64, why string) {
 		return 0, "out of range"
 	}
 	// A fraction or an exponent: "3.0", "1e3".
-	d, err := storage.ParseDecimal(s)
+	d, err := basefile.ParseDecimal(s)
 	if err != nil {
 		return 0, "too many digits"
 	}
@@ -332,7 +332,7 @@ func parseWhole(s string, bitSize int) (n int64, why string) {
 }
 
 // coerceFloat reads a floating-point number of bitSize bits.
-func coerceFloat(v any, t *storage.Type, bitSize int) (float64, *valueError) {
+func coerceFloat(v any, t *basefile.Type, bitSize int) (float64, *valueError) {
 	s, ok := numberText(v)
 	if !ok && !isSpecialFloat(s) {
 		return 0, misfit(v, t, "not a number")
@@ -399,12 +399,12 @@ func isSpecialFloat(s string) bool {
 	return strings.EqualFold(s, "nan") || strings.EqualFold(s, "inf") || strings.EqualFold(s, "infinity")
 }
 
-func coerceDecimal(v any, t *storage.Type) (any, *valueError) {
+func coerceDecimal(v any, t *basefile.Type) (any, *valueError) {
 	s, ok := numberText(v)
 	if !ok {
 		return nil, misfit(v, t, "not a number")
 	}
-	d, err := storage.ParseDecimal(s)
+	d, err := basefile.ParseDecimal(s)
 	if err != nil {
 		return nil, misfit(v, t, "too many digits")
 	}
@@ -420,12 +420,12 @@ func coerceDecimal(v any, t *storage.Type) (any, *valueError) {
 // coerceDate reads a date from its text. A number is refused: whether
 // 20240101 is a day count (year 57385) or yyyyMMdd digits would be a
 // guess.
-func coerceDate(v any, t *storage.Type) (any, *valueError) {
+func coerceDate(v any, t *basefile.Type) (any, *valueError) {
 	if _, ok := numberText(v); ok {
 		return nil, misfit(v, t, `a number is not a date: write it "YYYY-MM-DD" (a count of days, or yyyyMMdd digits, would be a guess)`)
 	}
 	if s, ok := v.(string); ok {
-		if d, err := storage.ParseDate(s); err == nil {
+		if d, err := basefile.ParseDate(s); err == nil {
 			return d, nil
 		}
 	}
@@ -436,12 +436,12 @@ func coerceDate(v any, t *storage.Type) (any, *valueError) {
 // its unit (seconds, as Spark takes it, or the column's) would be a guess;
 // and so is text with non-zero digits below the column's unit, which the
 // column would drop.
-func coerceTimestamp(v any, t *storage.Type) (any, *valueError) {
+func coerceTimestamp(v any, t *basefile.Type) (any, *valueError) {
 	if _, ok := numberText(v); ok {
 		return nil, misfit(v, t, `a number is not a timestamp: write it as RFC 3339 text ("2023-04-01T17:01:00.5Z"), as its unit (seconds, milliseconds or microseconds) would be a guess`)
 	}
 	unit, unitName := time.Microsecond, "microseconds"
-	if t.Logical == storage.LogicalTimestampMillis {
+	if t.Logical == basefile.LogicalTimestampMillis {
 		unit, unitName = time.Millisecond, "milliseconds"
 	}
 	if s, ok := v.(string); ok {
@@ -468,7 +468,7 @@ func parseTimestamp(s string) (time.Time, bool) {
 	return ts, err == nil
 }
 
-func coerceBytes(v any, t *storage.Type) (any, *valueError) {
+func coerceBytes(v any, t *basefile.Type) (any, *valueError) {
 	s, ok := v.(string)
 	if !ok {
 		return nil, misfit(v, t, "not base64 text")
@@ -477,13 +477,13 @@ func coerceBytes(v any, t *storage.Type) (any, *valueError) {
 	switch {
 	case err != nil:
 		return nil, misfit(v, t, "not base64 text")
-	case t.Kind == storage.KindFixed && len(b) != t.Size:
+	case t.Kind == basefile.KindFixed && len(b) != t.Size:
 		return nil, misfit(v, t, fmt.Sprintf("%d bytes, not %d", len(b), t.Size))
 	}
 	return b, nil
 }
 
-func coerceRecord(v any, t *storage.Type) (any, *valueError) {
+func coerceRecord(v any, t *basefile.Type) (any, *valueError) {
 	o, err := objectOf(v, t)
 	if err != nil {
 		return nil, err
@@ -509,7 +509,7 @@ func coerceRecord(v any, t *storage.Type) (any, *valueError) {
 	return out, nil
 }
 
-func coerceArray(v any, t *storage.Type) (any, *valueError) {
+func coerceArray(v any, t *basefile.Type) (any, *valueError) {
 	a, ok := v.([]any)
 	if !ok {
 		return nil, misfit(v, t, "not an array")
@@ -525,7 +525,7 @@ func coerceArray(v any, t *storage.Type) (any, *valueError) {
 	return out, nil
 }
 
-func coerceMap(v any, t *storage.Type) (any, *valueError) {
+func coerceMap(v any, t *basefile.Type) (any, *valueError) {
 	o, err := objectOf(v, t)
 	if err != nil {
 		return nil, err
@@ -543,7 +543,7 @@ func coerceMap(v any, t *storage.Type) (any, *valueError) {
 
 // objectOf returns v as an object for a record or map type t: one with as
 // many names as values, and no name twice.
-func objectOf(v any, t *storage.Type) (*Object, *valueError) {
+func objectOf(v any, t *basefile.Type) (*Object, *valueError) {
 	o, ok := v.(*Object)
 	switch {
 	case !ok:
@@ -559,9 +559,9 @@ func objectOf(v any, t *storage.Type) (*Object, *valueError) {
 
 // fieldIndex returns the index of the field name, looking first at hint, the
 // index where it usually is; -1 if there is none.
-func fieldIndex(fields []storage.Field, name string, hint int) int {
+func fieldIndex(fields []basefile.Field, name string, hint int) int {
 	if hint < len(fields) && fields[hint].Name == name {
 		return hint
 	}
-	return slices.IndexFunc(fields, func(f storage.Field) bool { return f.Name == name })
+	return slices.IndexFunc(fields, func(f basefile.Field) bool { return f.Name == name })
 }

@@ -7,7 +7,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -16,7 +16,7 @@ import (
 // text, an empty field is null. A quoted field keeps its bytes exactly, line
 // ends ("\r\n" too) included (see csvReader). name and table are as for
 // Decode; the records are decoded in blocks as by DecodeJSONL.
-func DecodeCSV(ctx context.Context, r io.Reader, name string, table *storage.Schema) (*write.Input, error) {
+func DecodeCSV(ctx context.Context, r io.Reader, name string, table *basefile.Schema) (*write.Input, error) {
 	return decodeCSVBlocks(ctx, r, name, table, csvBlockSize)
 }
 
@@ -27,7 +27,7 @@ const csvBlockSize = 4 << 20
 // decodeCSVBlocks is DecodeCSV cutting the records after the header into
 // blocks of blockSize bytes or so, decoded each on its own and merged in
 // input order.
-func decodeCSVBlocks(ctx context.Context, r io.Reader, name string, table *storage.Schema, blockSize int) (*write.Input, error) {
+func decodeCSVBlocks(ctx context.Context, r io.Reader, name string, table *basefile.Schema, blockSize int) (*write.Input, error) {
 	blocks := &blockReader{r: newTextReader(ctx, r, 4096), size: blockSize, line: 1, quotes: true}
 	first := blocks.next(nil)
 	cr := newCSVReader(first.data)
@@ -81,7 +81,7 @@ func decodeCSVBlocks(ctx context.Context, r io.Reader, name string, table *stora
 
 // newCSVInferrer returns an Inferrer for the records of a CSV input written
 // to a table of schema table.
-func newCSVInferrer(table *storage.Schema) *Inferrer {
+func newCSVInferrer(table *basefile.Schema) *Inferrer {
 	return NewInferrer(InferOptions{Table: table, Text: true})
 }
 
@@ -145,7 +145,7 @@ func csvColumns(inf *Inferrer, header []string) (cols []int, n int, err error) {
 			return nil, 0, fmt.Errorf("header field %d is empty; is the header line missing?", i+1)
 		case slices.Contains(header[:i], h):
 			return nil, 0, fmt.Errorf("the header names column %q twice", h)
-		case storage.IsMetaField(h):
+		case basefile.IsMetaField(h):
 			cols[i] = -1
 			continue
 		}

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/hoodie-dev/hoodie/internal/grow"
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -43,7 +43,7 @@ const (
 //
 // A bad record is one *write.RecordError naming the input, the line (the
 // position for Parquet) and the cause. Decode stops when ctx is done.
-func Decode(ctx context.Context, r io.Reader, name string, format Format, table *storage.Schema) (*write.Input, error) {
+func Decode(ctx context.Context, r io.Reader, name string, format Format, table *basefile.Schema) (*write.Input, error) {
 	switch format {
 	case JSONL:
 		return DecodeJSONL(ctx, r, name, table)

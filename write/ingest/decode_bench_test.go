@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // benchTripLines returns n JSON lines of six columns, as the Hudi quickstart's
@@ -22,8 +22,8 @@ func benchTripLines(n int) []byte {
 }
 
 // benchTripTable is the schema of a table the trips were written to.
-func benchTripTable(b *testing.B) *storage.Schema {
-	s, err := storage.ParseSchema([]byte(`{"type":"record","name":"trips_record","namespace":"hoodie.trips","fields":[
+func benchTripTable(b *testing.B) *basefile.Schema {
+	s, err := basefile.ParseSchema([]byte(`{"type":"record","name":"trips_record","namespace":"hoodie.trips","fields":[
 		{"name":"uuid","type":["null","string"],"default":null},
 		{"name":"ts","type":["null","long"],"default":null},
 		{"name":"rider","type":["null","string"],"default":null},
@@ -50,7 +50,7 @@ func benchmarkDecode(b *testing.B, format string, data []byte) {
 	const n = 1_000_000
 	for _, bc := range []struct {
 		name  string
-		table *storage.Schema
+		table *basefile.Schema
 	}{{"inferred", nil}, {"table", benchTripTable(b)}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))

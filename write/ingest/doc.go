@@ -1,7 +1,7 @@
 // Package ingest reads records to write to a table: it decodes JSON lines,
 // CSV and Parquet into a write.Input, inferring the schema of loosely typed
 // records and converting them to rows of the value model (see
-// storage.Type).
+// basefile.Type).
 //
 // # Decoders
 //

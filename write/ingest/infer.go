@@ -10,16 +10,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // The nullable primitive types inference gives loose values. They are shared:
 // join copies a type before changing it, and Finish hands out copies.
 var (
-	inferredBoolean = &storage.Type{Kind: storage.KindBoolean, Nullable: true}
-	inferredLong    = &storage.Type{Kind: storage.KindLong, Nullable: true}
-	inferredDouble  = &storage.Type{Kind: storage.KindDouble, Nullable: true}
-	inferredString  = &storage.Type{Kind: storage.KindString, Nullable: true}
+	inferredBoolean = &basefile.Type{Kind: basefile.KindBoolean, Nullable: true}
+	inferredLong    = &basefile.Type{Kind: basefile.KindLong, Nullable: true}
+	inferredDouble  = &basefile.Type{Kind: basefile.KindDouble, Nullable: true}
+	inferredString  = &basefile.Type{Kind: basefile.KindString, Nullable: true}
 )
 
 // typer infers the types of loose values. A nil *Type stands for the type of
@@ -36,7 +36,7 @@ type typer struct {
 // names it: name, the field holding it, in the namespace parent, the full name
 // of the enclosing record. Inferred types are nullable, elements and fields
 // included.
-func (ty typer) typeOf(v any, pref *storage.Type, name, parent string) (*storage.Type, *valueError) {
+func (ty typer) typeOf(v any, pref *basefile.Type, name, parent string) (*basefile.Type, *valueError) {
 	if pref != nil {
 		if v == nil {
 			return nullable(pref), nil
@@ -48,13 +48,13 @@ func (ty typer) typeOf(v any, pref *storage.Type, name, parent string) (*storage
 		switch x := v.(type) {
 		case *Object:
 			switch pref.Kind {
-			case storage.KindRecord:
+			case basefile.KindRecord:
 				return ty.recordOf(x, pref, name, parent)
-			case storage.KindMap:
+			case basefile.KindMap:
 				return ty.mapOf(x, pref, name, parent)
 			}
 		case []any:
-			if pref.Kind == storage.KindArray {
+			if pref.Kind == basefile.KindArray {
 				return ty.arrayOf(x, pref.Items, pref.Nullable, name, parent)
 			}
 		}
@@ -63,7 +63,7 @@ func (ty typer) typeOf(v any, pref *storage.Type, name, parent string) (*storage
 		if err != nil {
 			return nil, err
 		}
-		if !isComplex(pref) && !storage.Widens(pref, t) {
+		if !isComplex(pref) && !basefile.Widens(pref, t) {
 			// A write would refuse the column's type: the value that does
 			// not fit, and why, is the better error.
 			return nil, misfit
@@ -80,7 +80,7 @@ func (ty typer) typeOf(v any, pref *storage.Type, name, parent string) (*storage
 
 // infer returns the type inferred from the loose value v, named as typeOf
 // says.
-func (ty typer) infer(v any, name, parent string) (*storage.Type, *valueError) {
+func (ty typer) infer(v any, name, parent string) (*basefile.Type, *valueError) {
 	switch x := v.(type) {
 	case nil:
 		return nil, nil
@@ -105,7 +105,7 @@ func (ty typer) infer(v any, name, parent string) (*storage.Type, *valueError) {
 // a whole number, double otherwise. A whole number out of the range of a
 // long is refused: as a double it would lose digits, and two keys could
 // become one.
-func inferNumber(s string) (*storage.Type, *valueError) {
+func inferNumber(s string) (*basefile.Type, *valueError) {
 	ok, whole := scanNumber(s)
 	if !ok {
 		return nil, &valueError{msg: fmt.Sprintf("%q is not a JSON number", s)}
@@ -122,7 +122,7 @@ func inferNumber(s string) (*storage.Type, *valueError) {
 // numberType returns long for a whole number in JSON syntax that fits one,
 // double for any other number, or nil for a whole number out of the range
 // of a long or a number out of the range of a double.
-func numberType(s string, whole bool) *storage.Type {
+func numberType(s string, whole bool) *basefile.Type {
 	if whole {
 		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return inferredLong
@@ -138,7 +138,7 @@ func numberType(s string, whole bool) *storage.Type {
 // inferText returns the type of untyped text: long or double for a number in
 // JSON syntax (in range: a longer whole number, an identifier perhaps, is a
 // string), boolean for "true" or "false" in any case, string otherwise.
-func inferText(s string) *storage.Type {
+func inferText(s string) *basefile.Type {
 	if ok, whole := scanNumber(s); ok {
 		if t := numberType(s, whole); t != nil {
 			return t
@@ -152,8 +152,8 @@ func inferText(s string) *storage.Type {
 
 // arrayOf returns the array type of elems, the join of their types (each
 // preferring items).
-func (ty typer) arrayOf(elems []any, items *storage.Type, isNullable bool, name, parent string) (*storage.Type, *valueError) {
-	var joined *storage.Type
+func (ty typer) arrayOf(elems []any, items *basefile.Type, isNullable bool, name, parent string) (*basefile.Type, *valueError) {
+	var joined *basefile.Type
 	for i, e := range elems {
 		t, err := ty.typeOf(e, items, name, parent)
 		if err == nil {
@@ -166,16 +166,16 @@ func (ty typer) arrayOf(elems []any, items *storage.Type, isNullable bool, name,
 	if items == nil {
 		joined = nullable(joined)
 	}
-	return &storage.Type{Kind: storage.KindArray, Items: joined, Nullable: isNullable}, nil
+	return &basefile.Type{Kind: basefile.KindArray, Items: joined, Nullable: isNullable}, nil
 }
 
 // mapOf returns the map type of o, the join of its values' types (each
 // preferring pref's values).
-func (ty typer) mapOf(o *Object, pref *storage.Type, name, parent string) (*storage.Type, *valueError) {
+func (ty typer) mapOf(o *Object, pref *basefile.Type, name, parent string) (*basefile.Type, *valueError) {
 	if _, err := objectOf(o, pref); err != nil {
 		return nil, err
 	}
-	var joined *storage.Type
+	var joined *basefile.Type
 	for i, v := range o.Values {
 		t, err := ty.typeOf(v, pref.Values, name, parent)
 		if err == nil {
@@ -185,25 +185,25 @@ func (ty typer) mapOf(o *Object, pref *storage.Type, name, parent string) (*stor
 			return nil, err.at(keyElem(o.Names[i]))
 		}
 	}
-	return &storage.Type{Kind: storage.KindMap, Values: joined, Nullable: pref.Nullable}, nil
+	return &basefile.Type{Kind: basefile.KindMap, Values: joined, Nullable: pref.Nullable}, nil
 }
 
 // recordOf returns the record type of o: pref's fields first, each with the
 // type of its member preferring the field's type, then the other members in
 // order, with inferred nullable types. Without pref the record is named name
 // in the namespace parent.
-func (ty typer) recordOf(o *Object, pref *storage.Type, name, parent string) (*storage.Type, *valueError) {
+func (ty typer) recordOf(o *Object, pref *basefile.Type, name, parent string) (*basefile.Type, *valueError) {
 	if _, err := objectOf(o, pref); err != nil {
 		return nil, err
 	}
-	rec := &storage.Type{Kind: storage.KindRecord, Name: name, Namespace: parent, Nullable: true}
-	var prefFields []storage.Field
+	rec := &basefile.Type{Kind: basefile.KindRecord, Name: name, Namespace: parent, Nullable: true}
+	var prefFields []basefile.Field
 	if pref != nil {
-		rec = &storage.Type{Kind: storage.KindRecord, Name: pref.Name, Namespace: pref.Namespace, Doc: pref.Doc, Nullable: pref.Nullable}
+		rec = &basefile.Type{Kind: basefile.KindRecord, Name: pref.Name, Namespace: pref.Namespace, Doc: pref.Doc, Nullable: pref.Nullable}
 		prefFields = pref.Fields
 	}
-	full := storage.FullName(rec.Name, rec.Namespace, storage.NamespaceOf(parent))
-	rec.Fields = make([]storage.Field, 0, len(prefFields)+len(o.Names))
+	full := basefile.FullName(rec.Name, rec.Namespace, basefile.NamespaceOf(parent))
+	rec.Fields = make([]basefile.Field, 0, len(prefFields)+len(o.Names))
 	for _, f := range prefFields {
 		var m any
 		if j := slices.Index(o.Names, f.Name); j >= 0 {
@@ -220,14 +220,14 @@ func (ty typer) recordOf(o *Object, pref *storage.Type, name, parent string) (*s
 		if pref != nil && fieldIndex(prefFields, n, i) >= 0 {
 			continue
 		}
-		if !storage.ValidName(n) {
+		if !basefile.ValidName(n) {
 			return nil, (&valueError{msg: "not a valid field name (letters, digits and _, not starting with a digit)"}).at(n)
 		}
 		t, err := ty.typeOf(o.Values[i], nil, n, full)
 		if err != nil {
 			return nil, err.at(n)
 		}
-		rec.Fields = append(rec.Fields, storage.Field{Name: n, Type: nullable(t)})
+		rec.Fields = append(rec.Fields, basefile.Field{Name: n, Type: nullable(t)})
 	}
 	return rec, nil
 }
@@ -253,11 +253,11 @@ func duplicateName(names []string) (string, bool) {
 }
 
 // nullable returns t if it is nullable or nil, and a nullable copy otherwise.
-func nullable(t *storage.Type) *storage.Type {
+func nullable(t *basefile.Type) *basefile.Type {
 	if t == nil || t.Nullable {
 		return t
 	}
-	return storage.Nullable(t)
+	return basefile.Nullable(t)
 }
 
 // join returns the least type that both a and b fit, which is a itself when b
@@ -267,7 +267,7 @@ func nullable(t *storage.Type) *storage.Type {
 // join to string. A nil type (null) joins to the other made nullable. Types
 // that do not join are a conflict; scope says what a and b are the types of,
 // for the error.
-func join(a, b *storage.Type, text bool, scope string) (*storage.Type, *valueError) {
+func join(a, b *basefile.Type, text bool, scope string) (*basefile.Type, *valueError) {
 	switch {
 	case a == b:
 		return a, nil
@@ -278,9 +278,9 @@ func join(a, b *storage.Type, text bool, scope string) (*storage.Type, *valueErr
 	}
 	isNullable := a.Nullable || b.Nullable
 	switch {
-	case a.Kind == storage.KindRecord && b.Kind == storage.KindRecord:
+	case a.Kind == basefile.KindRecord && b.Kind == basefile.KindRecord:
 		return joinRecords(a, b, isNullable, text, scope)
-	case a.Kind == storage.KindArray && b.Kind == storage.KindArray:
+	case a.Kind == basefile.KindArray && b.Kind == basefile.KindArray:
 		items, err := join(a.Items, b.Items, text, scope)
 		if err != nil {
 			return nil, err.at("[]")
@@ -291,7 +291,7 @@ func join(a, b *storage.Type, text bool, scope string) (*storage.Type, *valueErr
 		c := *a
 		c.Items, c.Nullable = items, isNullable
 		return &c, nil
-	case a.Kind == storage.KindMap && b.Kind == storage.KindMap:
+	case a.Kind == basefile.KindMap && b.Kind == basefile.KindMap:
 		values, err := join(a.Values, b.Values, text, scope)
 		if err != nil {
 			return nil, err.at("{}")
@@ -302,24 +302,24 @@ func join(a, b *storage.Type, text bool, scope string) (*storage.Type, *valueErr
 		c := *a
 		c.Values, c.Nullable = values, isNullable
 		return &c, nil
-	case storage.SameDefinition(a, b):
+	case basefile.SameDefinition(a, b):
 		if isNullable == a.Nullable {
 			return a, nil
 		}
 		return nullable(a), nil
 	}
 	if kind, ok := joinPrimitives(a, b, text); ok {
-		if a.Kind == kind && a.Logical == storage.LogicalNone && isNullable == a.Nullable {
+		if a.Kind == kind && a.Logical == basefile.LogicalNone && isNullable == a.Nullable {
 			return a, nil
 		}
-		return &storage.Type{Kind: kind, Nullable: isNullable}, nil
+		return &basefile.Type{Kind: kind, Nullable: isNullable}, nil
 	}
 	return nil, &valueError{msg: fmt.Sprintf("%s here, but %s in earlier %s", typeName(b), typeName(a), scope)}
 }
 
 // joinNext joins the type t of element i to joined, the join of the types
 // of the elements before it.
-func joinNext(i int, joined, t *storage.Type, text bool, scope string) (*storage.Type, *valueError) {
+func joinNext(i int, joined, t *basefile.Type, text bool, scope string) (*basefile.Type, *valueError) {
 	if i == 0 {
 		return t, nil
 	}
@@ -327,39 +327,39 @@ func joinNext(i int, joined, t *storage.Type, text bool, scope string) (*storage
 }
 
 // isComplex reports whether t holds values made of others.
-func isComplex(t *storage.Type) bool {
-	return t.Kind == storage.KindRecord || t.Kind == storage.KindArray || t.Kind == storage.KindMap
+func isComplex(t *basefile.Type) bool {
+	return t.Kind == basefile.KindRecord || t.Kind == basefile.KindArray || t.Kind == basefile.KindMap
 }
 
 // joinPrimitives returns the kind that two different primitive types join to.
-func joinPrimitives(a, b *storage.Type, text bool) (storage.Kind, bool) {
-	isString := func(t *storage.Type) bool { return t.Kind == storage.KindString || t.Kind == storage.KindEnum }
+func joinPrimitives(a, b *basefile.Type, text bool) (basefile.Kind, bool) {
+	isString := func(t *basefile.Type) bool { return t.Kind == basefile.KindString || t.Kind == basefile.KindEnum }
 	switch {
 	case isNumber(a) && isNumber(b):
 		if isWhole(a) && isWhole(b) {
-			return storage.KindLong, true
+			return basefile.KindLong, true
 		}
-		return storage.KindDouble, true
+		return basefile.KindDouble, true
 	case isString(a) && isString(b), text && !isComplex(a) && !isComplex(b):
-		return storage.KindString, true
+		return basefile.KindString, true
 	}
 	return 0, false
 }
 
 // isNumber reports whether t is a number type: int, long, float, double or
 // a decimal.
-func isNumber(t *storage.Type) bool {
-	return storage.WideningRank(t) > 0 || t.Logical == storage.LogicalDecimal
+func isNumber(t *basefile.Type) bool {
+	return basefile.WideningRank(t) > 0 || t.Logical == basefile.LogicalDecimal
 }
 
 // isWhole reports whether t is int or long.
-func isWhole(t *storage.Type) bool {
-	return t.Logical == storage.LogicalNone && (t.Kind == storage.KindInt || t.Kind == storage.KindLong)
+func isWhole(t *basefile.Type) bool {
+	return t.Logical == basefile.LogicalNone && (t.Kind == basefile.KindInt || t.Kind == basefile.KindLong)
 }
 
 // joinRecords joins two records: a's fields in order, then b's other fields;
 // a field missing on one side becomes nullable.
-func joinRecords(a, b *storage.Type, isNullable, text bool, scope string) (*storage.Type, *valueError) {
+func joinRecords(a, b *basefile.Type, isNullable, text bool, scope string) (*basefile.Type, *valueError) {
 	fields, changed := a.Fields, false
 	change := func() {
 		if !changed {
@@ -382,7 +382,7 @@ func joinRecords(a, b *storage.Type, isNullable, text bool, scope string) (*stor
 	for j, fb := range b.Fields {
 		if fieldIndex(a.Fields, fb.Name, j) < 0 {
 			change()
-			fields = append(fields, storage.Field{Name: fb.Name, Type: nullable(fb.Type), Doc: fb.Doc})
+			fields = append(fields, basefile.Field{Name: fb.Name, Type: nullable(fb.Type), Doc: fb.Doc})
 		}
 	}
 	if !changed && isNullable == a.Nullable {
@@ -395,19 +395,19 @@ func joinRecords(a, b *storage.Type, isNullable, text bool, scope string) (*stor
 
 // resolved returns a deep copy of t in which the parts only null was seen in
 // (nil types) are nullable strings.
-func resolved(t *storage.Type) *storage.Type {
+func resolved(t *basefile.Type) *basefile.Type {
 	if t == nil {
-		return storage.Nullable(storage.Primitive(storage.KindString))
+		return basefile.Nullable(basefile.Primitive(basefile.KindString))
 	}
 	c := *t
 	c.Symbols = slices.Clone(t.Symbols)
 	switch t.Kind {
-	case storage.KindArray:
+	case basefile.KindArray:
 		c.Items = resolved(t.Items)
-	case storage.KindMap:
+	case basefile.KindMap:
 		c.Values = resolved(t.Values)
-	case storage.KindRecord:
-		c.Fields = make([]storage.Field, len(t.Fields))
+	case basefile.KindRecord:
+		c.Fields = make([]basefile.Field, len(t.Fields))
 		for i, f := range t.Fields {
 			f.Type = resolved(f.Type)
 			c.Fields[i] = f

@@ -1,21 +1,18 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"math/big"
-	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // loose parses JSON text into a loose value, keeping the order of members.
@@ -79,18 +76,18 @@ func mustLoose(t testing.TB, text string) any {
 
 // typeString renders a type compactly for test expectations: a "?" suffix
 // for nullable, name{fields} for records, [items] for arrays, map<values>.
-func typeString(t *storage.Type) string {
+func typeString(t *basefile.Type) string {
 	var s string
 	switch {
-	case t.Kind == storage.KindRecord:
+	case t.Kind == basefile.KindRecord:
 		fields := make([]string, len(t.Fields))
 		for i, f := range t.Fields {
 			fields[i] = f.Name + ":" + typeString(f.Type)
 		}
 		s = t.Name + "{" + strings.Join(fields, ",") + "}"
-	case t.Kind == storage.KindArray:
+	case t.Kind == basefile.KindArray:
 		s = "[" + typeString(t.Items) + "]"
-	case t.Kind == storage.KindMap:
+	case t.Kind == basefile.KindMap:
 		s = "map<" + typeString(t.Values) + ">"
 	default:
 		s = typeName(t)
@@ -102,11 +99,11 @@ func typeString(t *storage.Type) string {
 }
 
 // recordTypeOf returns s as a record type, sharing its fields.
-func recordTypeOf(s *storage.Schema) *storage.Type {
-	return &storage.Type{Kind: storage.KindRecord, Name: s.Name, Namespace: s.Namespace, Doc: s.Doc, Fields: s.Fields}
+func recordTypeOf(s *basefile.Schema) *basefile.Type {
+	return &basefile.Type{Kind: basefile.KindRecord, Name: s.Name, Namespace: s.Namespace, Doc: s.Doc, Fields: s.Fields}
 }
 
-func schemaString(s *storage.Schema) string {
+func schemaString(s *basefile.Schema) string {
 	return typeString(recordTypeOf(s))
 }
 
@@ -152,7 +149,7 @@ func valuesEqual(a, b any) bool {
 // encode to Parquet and decode back unchanged. Rows with null array
 // elements, which the types allow but Parquet's two-level lists cannot
 // store, are skipped.
-func checkModelRows(t testing.TB, s *storage.Schema, rows [][]any) {
+func checkModelRows(t testing.TB, s *basefile.Schema, rows [][]any) {
 	t.Helper()
 	for i, row := range rows {
 		if hasNullElement(row, recordTypeOf(s)) {
@@ -174,23 +171,23 @@ func checkModelRows(t testing.TB, s *storage.Schema, rows [][]any) {
 
 // hasNullElement reports whether v, a value of type t, holds an array with a
 // null element.
-func hasNullElement(v any, t *storage.Type) bool {
+func hasNullElement(v any, t *basefile.Type) bool {
 	switch t.Kind {
-	case storage.KindRecord:
+	case basefile.KindRecord:
 		values, _ := v.([]any)
 		for i, f := range t.Fields {
 			if i < len(values) && hasNullElement(values[i], f.Type) {
 				return true
 			}
 		}
-	case storage.KindArray:
+	case basefile.KindArray:
 		elems, _ := v.([]any)
 		for _, e := range elems {
 			if e == nil || hasNullElement(e, t.Items) {
 				return true
 			}
 		}
-	case storage.KindMap:
+	case basefile.KindMap:
 		m, _ := v.(map[string]any)
 		for _, e := range m {
 			if hasNullElement(e, t.Values) {
@@ -207,117 +204,6 @@ func utcTime(s string) time.Time {
 		panic(err)
 	}
 	return t.UTC()
-}
-
-func TestCoerceValue(t *testing.T) {
-	record := storage.RecordType("r",
-		storage.Field{Name: "a", Type: storage.Primitive(storage.KindInt)},
-		storage.Field{Name: "b", Type: storage.Nullable(storage.Primitive(storage.KindString))},
-		storage.Field{Name: "items", Type: storage.Nullable(storage.ArrayType(storage.RecordType("item", storage.Field{Name: "q", Type: storage.Primitive(storage.KindInt)})))})
-	bigUnscaled, _ := new(big.Int).SetString("12345678901234567890", 10)
-	tests := []struct {
-		value   string // JSON
-		typ     *storage.Type
-		want    any
-		wantErr string
-	}{
-		{`3`, storage.Primitive(storage.KindInt), int32(3), ""},
-		{`"-3"`, storage.Primitive(storage.KindInt), int32(-3), ""},
-		{`3.0`, storage.Primitive(storage.KindInt), int32(3), ""},
-		{`1e2`, storage.Primitive(storage.KindInt), int32(100), ""},
-		{`3.5`, storage.Primitive(storage.KindInt), nil, `column "c": 3.5 does not fit int: not a whole number`},
-		{`2147483648`, storage.Primitive(storage.KindInt), nil, "out of range"},
-		{`2.147483648e9`, storage.Primitive(storage.KindInt), nil, "out of range"},
-		{`"abc"`, storage.Primitive(storage.KindInt), nil, `"abc" does not fit int: not a number`},
-		{`"+3"`, storage.Primitive(storage.KindInt), nil, "not a number"},
-		{`true`, storage.Primitive(storage.KindInt), nil, "not a number"},
-		{`null`, storage.Primitive(storage.KindInt), nil, "null does not fit int: the column is not nullable"},
-		{`null`, storage.Nullable(storage.Primitive(storage.KindInt)), nil, ""},
-		{`9223372036854775807`, storage.Primitive(storage.KindLong), int64(math.MaxInt64), ""},
-		{`9223372036854775808`, storage.Primitive(storage.KindLong), nil, "out of range"},
-		{`1e20`, storage.Primitive(storage.KindLong), nil, "out of range"},
-		{`1.5`, storage.Primitive(storage.KindFloat), float32(1.5), ""},
-		{`1e39`, storage.Primitive(storage.KindFloat), nil, "out of range"},
-		{`7`, storage.Primitive(storage.KindDouble), float64(7), ""},
-		{`"-Infinity"`, storage.Primitive(storage.KindDouble), math.Inf(-1), ""},
-		{`1e400`, storage.Primitive(storage.KindDouble), nil, "1e400 does not fit double: out of range"},
-		{`"0x10"`, storage.Primitive(storage.KindDouble), nil, "not a number"},
-		{`1.5`, storage.DecimalType(5, 2), storage.NewDecimalInt64(150, 2), ""},
-		{`"123.45"`, storage.DecimalType(5, 2), storage.NewDecimalInt64(12345, 2), ""},
-		{`1.230`, storage.DecimalType(5, 2), storage.NewDecimalInt64(123, 2), ""},
-		{`-7`, storage.DecimalType(5, 2), storage.NewDecimalInt64(-700, 2), ""},
-		{`1234.5`, storage.DecimalType(5, 2), nil, "1234.5 does not fit decimal(5,2): more than 5 digits"},
-		{`1.234`, storage.DecimalType(5, 2), nil, "more than 2 digits after the point"},
-		{`"1,5"`, storage.DecimalType(5, 2), nil, "not a number"},
-		{`12345678901234567890`, storage.FixedDecimalType("f", 9, 20, 0), storage.NewDecimal(bigUnscaled, 0), ""},
-		{`"2024-02-29"`, storage.DateType(), storage.Date(19782), ""},
-		// A number is a guess about its unit: 20240101 would be year 57385.
-		{`20240101`, storage.DateType(), nil, "20240101 does not fit date: a number is not a date"},
-		{`19000`, storage.DateType(), nil, "a number is not a date"},
-		{`"19000"`, storage.DateType(), nil, "a number is not a date"},
-		{`"2023-02-29"`, storage.DateType(), nil, "not a YYYY-MM-DD date"},
-		{`1.5`, storage.DateType(), nil, "a number is not a date"},
-		{`"2023-04-01T17:01:00.123456000Z"`, storage.TimestampMicrosType(), utcTime("2023-04-01T17:01:00.123456Z"), ""},
-		{`"2023-04-01T17:01:00.1234567Z"`, storage.TimestampMicrosType(), nil, "more fraction digits than the column's microseconds keep"},
-		{`"2023-04-01T17:01:00.123456789Z"`, storage.TimestampMicrosType(), nil, "more fraction digits than the column's microseconds keep"},
-		{`"2023-04-01T19:01:00+02:00"`, storage.TimestampMicrosType(), utcTime("2023-04-01T17:01:00Z"), ""},
-		{`"2023-04-01 17:01:00.5"`, storage.TimestampMicrosType(), utcTime("2023-04-01T17:01:00.5Z"), ""},
-		{`1680368460123456`, storage.TimestampMicrosType(), nil, "a number is not a timestamp"},
-		{`"1680368460123"`, storage.TimestampMillisType(), nil, "a number is not a timestamp"},
-		{`"2023-04-01T17:01:00.123000Z"`, storage.TimestampMillisType(), utcTime("2023-04-01T17:01:00.123Z"), ""},
-		{`"2023-04-01T17:01:00.123456Z"`, storage.TimestampMillisType(), nil, "more fraction digits than the column's milliseconds keep"},
-		{`"yesterday"`, storage.TimestampMillisType(), nil, "not an RFC 3339 timestamp"},
-		{`"aGVsbG8="`, storage.Primitive(storage.KindBytes), []byte("hello"), ""},
-		{`""`, storage.Primitive(storage.KindBytes), []byte{}, ""},
-		{`"!!"`, storage.Primitive(storage.KindBytes), nil, "not base64 text"},
-		{`"AAECAw=="`, storage.FixedType("f", 4), []byte{0, 1, 2, 3}, ""},
-		{`"AAE="`, storage.FixedType("f", 4), nil, "2 bytes, not 4"},
-		{`"x"`, storage.Primitive(storage.KindString), "x", ""},
-		{`5.10`, storage.Primitive(storage.KindString), "5.10", ""},
-		{`true`, storage.Primitive(storage.KindString), "true", ""},
-		{`{}`, storage.Primitive(storage.KindString), nil, "an object does not fit string: not a string"},
-		{`"0b3e5c36-1b5f-4f6e-8c1a-2f0f3f5a9c11"`, storage.UUIDType(), "0b3e5c36-1b5f-4f6e-8c1a-2f0f3f5a9c11", ""},
-		{`"B"`, storage.EnumType("e", "A", "B"), "B", ""},
-		{`"Z"`, storage.EnumType("e", "A", "B"), nil, `"Z" does not fit enum "e": not a symbol of the enum`},
-		{`true`, storage.Primitive(storage.KindBoolean), true, ""},
-		{`"FALSE"`, storage.Primitive(storage.KindBoolean), false, ""},
-		{`"yes"`, storage.Primitive(storage.KindBoolean), nil, "not a boolean"},
-		{`{"a": 1}`, record, []any{int32(1), nil, nil}, ""},
-		{`{"items": [{"q": 2}], "b": "x", "a": 1}`, record, []any{int32(1), "x", []any{[]any{int32(2)}}}, ""},
-		{`{"b": "x"}`, record, nil, `column "c.a": null does not fit int: the field is missing and not nullable`},
-		{`{"a": 1, "z": 2}`, record, nil, `the record has no field "z"`},
-		{`{"a": 1, "a": 2}`, record, nil, `the object has member "a" twice`},
-		{`{"a": 1, "items": [{"q": 1}, {"q": "z"}]}`, record, nil, `column "c.items[1].q": "z" does not fit int`},
-		{`[1, 2]`, storage.ArrayType(storage.Primitive(storage.KindInt)), []any{int32(1), int32(2)}, ""},
-		{`[]`, storage.ArrayType(storage.Primitive(storage.KindInt)), []any{}, ""},
-		{`[1, 2.5]`, storage.ArrayType(storage.Primitive(storage.KindInt)), nil, `column "c[1]": 2.5 does not fit int`},
-		{`{"x": 1}`, storage.MapType(storage.Primitive(storage.KindLong)), map[string]any{"x": int64(1)}, ""},
-		{`{}`, storage.MapType(storage.Primitive(storage.KindLong)), map[string]any{}, ""},
-		{`{"x": "y"}`, storage.MapType(storage.Primitive(storage.KindLong)), nil, `column "c[\"x\"]": "y" does not fit long`},
-		{`[1]`, storage.MapType(storage.Primitive(storage.KindLong)), nil, "an array does not fit map of long: not an object"},
-	}
-	for _, tt := range tests {
-		got, err := CoerceValue(mustLoose(t, tt.value), tt.typ, "c")
-		if tt.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("CoerceValue(%s, %s) = %#v, %v; want error %q", tt.value, typeString(tt.typ), got, err, tt.wantErr)
-			}
-			continue
-		}
-		if err != nil || !valuesEqual(got, tt.want) {
-			t.Errorf("CoerceValue(%s, %s) = %#v, %v; want %#v", tt.value, typeString(tt.typ), got, err, tt.want)
-		}
-	}
-}
-
-func TestCoerceValueSpecialFloats(t *testing.T) {
-	for _, s := range []string{"NaN", "nan", "Inf", "+Infinity", "-inf"} {
-		got, err := CoerceValue(s, storage.Primitive(storage.KindFloat), "c")
-		f, ok := got.(float32)
-		if err != nil || !ok || !math.IsNaN(float64(f)) && !math.IsInf(float64(f), 0) {
-			t.Errorf("CoerceValue(%q, float) = %#v, %v", s, got, err)
-		}
-	}
 }
 
 // inferTable is a table schema exercising every kind of column.
@@ -383,7 +269,7 @@ func TestInferrer(t *testing.T) {
 	table := parseAvro(t, inferTable)
 	tests := []struct {
 		name    string
-		table   *storage.Schema
+		table   *basefile.Schema
 		text    bool
 		records []string
 		schema  string
@@ -459,7 +345,7 @@ func TestInferrer(t *testing.T) {
 		table:   table,
 		records: []string{`{"i": 1, "l": 2, "f": 1.5, "d": 3, "s": 4, "b": "true", "price": "9.99", "day": "2024-01-02", "at": "2024-01-02T03:04:05Z", "raw": "AQI=", "kind": "B", "m": {"k": 5}, "tags": [1], "r": {"a": 1, "b": "x"}, "req": 7}`},
 		schema:  `trips_record{i:int?,l:long?,f:float?,d:double?,s:string?,b:boolean?,price:decimal(10,2)?,day:date?,at:timestamp-micros?,raw:bytes?,kind:enum "kind"?,m:map<long>?,tags:[int]?,r:r{a:int,b:string}?,req:int?}`,
-		rows: [][]any{{int32(1), int64(2), float32(1.5), 3.0, "4", true, storage.NewDecimalInt64(999, 2), storage.Date(19724), utcTime("2024-01-02T03:04:05Z"),
+		rows: [][]any{{int32(1), int64(2), float32(1.5), 3.0, "4", true, basefile.NewDecimalInt64(999, 2), basefile.Date(19724), utcTime("2024-01-02T03:04:05Z"),
 			[]byte{1, 2}, "B", map[string]any{"k": int64(5)}, []any{int32(1)}, []any{int32(1), "x"}, int32(7)}},
 	}, {
 		name:    "table column only null keeps its type",
@@ -561,7 +447,7 @@ func TestInferrer(t *testing.T) {
 		text:    true,
 		records: []string{`{"i": "5", "price": "1.5", "s": "007", "day": "2024-01-02"}`},
 		schema:  `trips_record{i:int?,price:decimal(10,2)?,s:string?,day:date?}`,
-		rows:    [][]any{{int32(5), storage.NewDecimalInt64(150, 2), "007", storage.Date(19724)}},
+		rows:    [][]any{{int32(5), basefile.NewDecimalInt64(150, 2), "007", basefile.Date(19724)}},
 	}, {
 		name:    "a word in an int column of text does not fit",
 		table:   table,
@@ -582,7 +468,7 @@ func TestInferrer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := NewInferrer(InferOptions{Table: tt.table, Text: tt.text})
 			err := inferRecords(in, tt.records...)
-			var s *storage.Schema
+			var s *basefile.Schema
 			var rows [][]any
 			if err == nil {
 				s, rows, err = in.Finish()
@@ -624,10 +510,10 @@ func TestInferrerNames(t *testing.T) {
 	}
 	n := s.Fields[0].Type
 	x := n.Fields[0].Type
-	if got := storage.FullName(n.Name, n.Namespace, ""); got != "hoodie.trips.trips_record.n" {
+	if got := basefile.FullName(n.Name, n.Namespace, ""); got != "hoodie.trips.trips_record.n" {
 		t.Errorf("record n named %q", got)
 	}
-	if got := storage.FullName(x.Name, x.Namespace, ""); got != "hoodie.trips.trips_record.n.x" {
+	if got := basefile.FullName(x.Name, x.Namespace, ""); got != "hoodie.trips.trips_record.n.x" {
 		t.Errorf("record x named %q", got)
 	}
 	if _, err := NewInferrer(InferOptions{}).Column("a b"); err == nil || !strings.Contains(err.Error(), `column "a b": not a valid column name`) {
@@ -650,39 +536,6 @@ func TestInferrerAddErrorLeavesItUnchanged(t *testing.T) {
 	if got := schemaString(s); got != "record{a:long?,b:string?}" || len(rows) != 1 {
 		t.Errorf("after a failed Add: schema %s, %d rows", got, len(rows))
 	}
-}
-
-// fuzzTypes are the types FuzzCoerceValue coerces to.
-var fuzzTypes = []*storage.Type{
-	storage.Primitive(storage.KindBoolean), storage.Primitive(storage.KindInt), storage.Primitive(storage.KindLong), storage.Primitive(storage.KindFloat), storage.Primitive(storage.KindDouble),
-	storage.Primitive(storage.KindString), storage.Primitive(storage.KindBytes), storage.FixedType("f", 3), storage.EnumType("e", "A", "B"), storage.UUIDType(),
-	storage.DecimalType(9, 3), storage.FixedDecimalType("fd", 16, 38, 10), storage.DateType(), storage.TimestampMicrosType(), storage.TimestampMillisType(),
-	storage.ArrayType(storage.Nullable(storage.Primitive(storage.KindInt))), storage.MapType(storage.DecimalType(5, 1)),
-	storage.RecordType("r", storage.Field{Name: "a", Type: storage.Primitive(storage.KindLong)}, storage.Field{Name: "b", Type: storage.Nullable(storage.ArrayType(storage.Primitive(storage.KindDouble)))}),
-}
-
-func FuzzCoerceValue(f *testing.F) {
-	for _, s := range []string{`1`, `-1.5e3`, `"2024-01-01"`, `"2024-01-01T00:00:00.1234567Z"`, `"AAEC"`, `true`, `null`,
-		`[1, null]`, `{"x": 1.5}`, `{"a": 1, "b": [1, 2]}`, `"NaN"`, `1e400`, `"1e-400"`, `99999999999999999999999999999`} {
-		for i := range fuzzTypes {
-			f.Add(s, uint8(i))
-		}
-	}
-	f.Fuzz(func(t *testing.T, text string, which uint8) {
-		v, err := loose(text)
-		if err != nil {
-			return
-		}
-		typ := fuzzTypes[int(which)%len(fuzzTypes)]
-		got, err := CoerceValue(v, typ, "c")
-		if err != nil {
-			if err.Error() == "" {
-				t.Fatal("empty error")
-			}
-			return
-		}
-		checkModelRows(t, &storage.Schema{Name: "row", Fields: []storage.Field{{Name: "c", Type: typ}}}, [][]any{{got}})
-	})
 }
 
 func FuzzInferrer(f *testing.F) {
@@ -726,222 +579,6 @@ func FuzzInferrer(f *testing.F) {
 	})
 }
 
-func TestScanNumber(t *testing.T) {
-	for _, tt := range []struct {
-		s         string
-		ok, whole bool
-	}{
-		{"0", true, true}, {"-12", true, true}, {"1.5", true, false}, {"1e5", true, false}, {"-0.0E-0", true, false},
-		{"", false, false}, {"-", false, false}, {"01", false, true}, {"1.", false, false}, {".5", false, false},
-		{"+1", false, false}, {"1e", false, false}, {"0x1", false, true}, {"NaN", false, false}, {"1 ", false, true},
-	} {
-		ok, whole := scanNumber(tt.s)
-		if ok != tt.ok || ok && whole != tt.whole {
-			t.Errorf("scanNumber(%q) = %v, %v; want %v, %v", tt.s, ok, whole, tt.ok, tt.whole)
-		}
-		if ok != json.Valid([]byte(tt.s)) && !bytes.ContainsAny([]byte(tt.s), " ") {
-			t.Errorf("scanNumber(%q) disagrees with encoding/json", tt.s)
-		}
-	}
-}
-
-// addRecords adds JSON objects, one a line, to an Inferrer by Add, each
-// with values for all the columns so far as a decoder gives them, and
-// returns the number added before an error.
-func addRecords(in *Inferrer, lines []string) (int, error) {
-	for i, line := range lines {
-		row, err := looseRow(in, line)
-		if err == nil {
-			row = append(row, make([]any, in.NumColumns()-len(row))...)
-			err = in.Add(row)
-		}
-		if err != nil {
-			return i, err
-		}
-	}
-	return len(lines), nil
-}
-
-func TestInferrerMerge(t *testing.T) {
-	tests := []struct {
-		name   string
-		text   bool
-		parts  [][]string
-		schema string
-		rows   [][]any
-	}{{
-		name:   "columns renumbered",
-		parts:  [][]string{{`{"a": 1, "b": "x"}`}, {`{"c": true, "b": "y"}`, `{"a": 2.5}`}, {}, {`{"b": null, "d": [1]}`}},
-		schema: "record{a:double?,b:string?,c:boolean?,d:[long?]?}",
-		rows:   [][]any{{1.0, "x", nil, nil}, {nil, "y", true, nil}, {2.5, nil, nil, nil}, {nil, nil, nil, []any{int64(1)}}},
-	}, {
-		name:   "records joined",
-		parts:  [][]string{{`{"r": {"x": 1}}`}, {`{"r": {"y": "a", "x": 2.5}}`}},
-		schema: "record{r:r{x:double?,y:string?}?}",
-		rows:   [][]any{{[]any{1.0, nil}}, {[]any{2.5, "a"}}},
-	}, {
-		name:   "text joins to string",
-		text:   true,
-		parts:  [][]string{{`{"v": "1"}`}, {`{"v": "x"}`}},
-		schema: "record{v:string?}",
-		rows:   [][]any{{"1"}, {"x"}},
-	}}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			in := NewInferrer(InferOptions{Text: tt.text})
-			for _, part := range tt.parts {
-				other := NewInferrer(InferOptions{Text: tt.text})
-				if _, err := addRecords(other, part); err != nil {
-					t.Fatal(err)
-				}
-				if err := in.Merge(other); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if in.Len() != len(tt.rows) {
-				t.Errorf("Len %d, want %d", in.Len(), len(tt.rows))
-			}
-			s, rows, err := in.Finish()
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkInferred(t, s, rows, tt.schema, tt.rows)
-		})
-	}
-}
-
-// checkInferred fails t unless the schema and rows an Inferrer finished with
-// are those wanted.
-func checkInferred(t *testing.T, s *storage.Schema, rows [][]any, schema string, want [][]any) {
-	t.Helper()
-	if got := schemaString(s); got != schema {
-		t.Errorf("schema\n got %s\nwant %s", got, schema)
-	}
-	if !valuesEqual(rowsAsValues(rows), rowsAsValues(want)) {
-		t.Errorf("rows\n got %#v\nwant %#v", rows, want)
-	}
-}
-
-func TestInferrerMergeErrors(t *testing.T) {
-	in := NewInferrer(InferOptions{})
-	if _, err := addRecords(in, []string{`{"a": 1, "b": "x"}`}); err != nil {
-		t.Fatal(err)
-	}
-	other := NewInferrer(InferOptions{})
-	if _, err := addRecords(other, []string{`{"c": 1}`, `{"b": 3}`}); err != nil {
-		t.Fatal(err)
-	}
-	if err := in.Merge(other); err == nil || err.Error() != `column "b": long here, but string in earlier records` {
-		t.Errorf("conflict: error %v", err)
-	}
-	if err := in.Merge(NewInferrer(InferOptions{Text: true})); err == nil || !strings.Contains(err.Error(), "different options") {
-		t.Errorf("other options: error %v", err)
-	}
-	s, rows, err := in.Finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := schemaString(s); got != "record{a:long?,b:string?}" || len(rows) != 1 {
-		t.Errorf("after a failed Merge: schema %s, %d rows", got, len(rows))
-	}
-}
-
-// randomRecords returns n JSON objects with random members of the columns
-// of inferTable and others. Each column takes values of one of
-// mergeTestValues, so that its types mostly join, and now and then of
-// another.
-func randomRecords(rng *rand.Rand, n int) []string {
-	names := []string{"i", "l", "f", "d", "s", "b", "price", "day", "at", "raw", "kind", "m", "tags", "r", "x", "y", "z"}
-	kinds := make([]int, len(names))
-	for c := range kinds {
-		kinds[c] = rng.IntN(len(mergeTestValues))
-	}
-	lines := make([]string, n)
-	for k := range lines {
-		var b strings.Builder
-		b.WriteByte('{')
-		for _, c := range rng.Perm(len(names))[:rng.IntN(len(names)+1)] {
-			if b.Len() > 1 {
-				b.WriteString(", ")
-			}
-			values := mergeTestValues[kinds[c]]
-			if rng.IntN(500) == 0 {
-				values = mergeTestValues[rng.IntN(len(mergeTestValues))]
-			}
-			fmt.Fprintf(&b, "%q: %s", names[c], values[rng.IntN(len(values))])
-		}
-		b.WriteByte('}')
-		lines[k] = b.String()
-	}
-	return lines
-}
-
-// mergeTestValues are JSON values of many types, by kind.
-var mergeTestValues = [][]string{
-	{`1`, `-7`, `2.5`, `1e3`, `null`},
-	{`1`, `-7`, `null`},
-	{`"x"`, `"12"`, `"2.5"`, `"2024-01-02"`, `"AQI="`, `"A"`, `"C"`, `"true"`, `null`},
-	{`true`, `false`, `null`},
-	{`{"a": 1, "b": "x"}`, `{"a": 2.5}`, `{"c": [1, null]}`, `{"b": "y", "d": {"e": 1}}`, `{"k": 1}`, `{"k": 1.5}`, `{}`, `null`},
-	{`[1, 2]`, `[1.5]`, `[]`, `[null]`, `null`},
-	{`[{"a": 1}]`, `[{"b": "x"}, null]`, `[]`},
-}
-
-// TestInferrerMergeAsAdd checks that inferring random records in parts and
-// merging them, adding a part by Add when its records or its merge
-// conflict, gives the schema, rows and first error of adding them all by
-// Add.
-func TestInferrerMergeAsAdd(t *testing.T) {
-	table := parseAvro(t, inferTable)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 2000 {
-		opts := InferOptions{Text: rng.IntN(2) == 0}
-		if rng.IntN(2) == 0 {
-			opts.Table = table
-		}
-		lines := randomRecords(rng, 1+rng.IntN(40))
-		want := NewInferrer(opts)
-		wantN, wantErr := addRecords(want, lines)
-
-		got := NewInferrer(opts)
-		gotN, gotErr := 0, error(nil)
-		for rest := lines; len(rest) > 0 && gotErr == nil; {
-			part := rest[:1+rng.IntN(len(rest))]
-			rest = rest[len(part):]
-			other := NewInferrer(opts)
-			if n, err := addRecords(other, part); err == nil && got.Merge(other) == nil {
-				gotN += n
-				continue
-			}
-			n, err := addRecords(got, part)
-			gotN, gotErr = gotN+n, err
-			if err == nil {
-				t.Fatalf("trial %d: records %q conflict in a part or its merge, but not one by one", trial, part)
-			}
-		}
-		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || gotN != wantN {
-			t.Fatalf("trial %d: error %v after %d records, want %v after %d\n%s", trial, gotErr, gotN, wantErr, wantN, strings.Join(lines, "\n"))
-		}
-		if wantErr != nil {
-			continue
-		}
-		wantSchema, wantRows, wantErr := want.Finish()
-		gotSchema, gotRows, gotErr := got.Finish()
-		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
-			t.Fatalf("trial %d: Finish error %v, want %v", trial, gotErr, wantErr)
-		}
-		if wantErr != nil {
-			continue
-		}
-		if !gotSchema.Equal(wantSchema) {
-			t.Fatalf("trial %d: schema\n got %s\nwant %s", trial, schemaString(gotSchema), schemaString(wantSchema))
-		}
-		if !valuesEqual(rowsAsValues(gotRows), rowsAsValues(wantRows)) {
-			t.Fatalf("trial %d: rows\n got %#v\nwant %#v", trial, gotRows, wantRows)
-		}
-	}
-}
-
 // TestInferrerFinishFirstError checks that Finish, converting the rows of
 // many records in parts on all cores, reports the first record that does
 // not convert.
@@ -964,45 +601,6 @@ func TestInferrerFinishFirstError(t *testing.T) {
 	_, _, err := in.Finish()
 	if want := fmt.Sprintf(`ingest: record %d: column "n": "y" does not fit long: not a number`, rowChunk+8); err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
-	}
-}
-
-func TestInexactFloat(t *testing.T) {
-	tests := []struct {
-		s       string
-		bitSize int
-		want    bool
-	}{
-		{"16777216", 32, true},
-		{"16777217", 32, false},
-		{"16777218", 32, true},
-		{"-16777217", 32, false},
-		{"16777217", 64, true},
-		{"9007199254740992", 64, true},
-		{"9007199254740993", 64, false},
-		{"9223372036854775807", 64, false},
-		{"100000000000000000000", 64, true},
-		{"100000000000000000001", 64, false},
-		{"2.5", 64, true},
-		{"0.1", 64, true},
-		{"1e300", 64, true},
-		// Written in full, a fraction beyond 2^53 is held exactly or lost.
-		{"9007199254740993.0", 64, false},
-		{"9007199254740992.5", 64, false},
-		{"9007199254740992.0", 64, true},
-		{"16777217.0", 32, false},
-		{"9.007199254740993e15", 64, true}, // an exponent says the value is approximate
-		// A number that is not zero must not become zero.
-		{"1e-400", 64, false},
-		{"1e-50", 32, false},
-		{"-0.0", 64, true},
-		{"0e-500", 64, true},
-	}
-	for _, tt := range tests {
-		f, _ := strconv.ParseFloat(tt.s, tt.bitSize)
-		if got := inexactFloat(tt.s, f, tt.bitSize) == ""; got != tt.want {
-			t.Errorf("inexactFloat(%s, %d bits) = %q, want exact %v", tt.s, tt.bitSize, inexactFloat(tt.s, f, tt.bitSize), tt.want)
-		}
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 )
 
 // InferOptions configures an Inferrer.
@@ -17,7 +17,7 @@ type InferOptions struct {
 	// meta fields, or nil for a table without a schema yet. Its name and
 	// namespace name the inferred schema (which is "record" otherwise), and
 	// the types of its columns are preferred (see Inferrer).
-	Table *storage.Schema
+	Table *basefile.Schema
 	// Text tells that strings are untyped text, as CSV fields are: text
 	// that reads as a JSON number infers long or double, "true" or "false"
 	// (in any case) boolean, and two primitive types that conflict join to
@@ -50,7 +50,7 @@ type Inferrer struct {
 	name      string // of the inferred record
 	namespace string
 	full      string // the record's full name
-	table     *storage.Schema
+	table     *basefile.Schema
 	cols      []inferColumn
 	index     map[string]int // column index by name
 	// chunks hold the rows, up to rowChunk to a chunk: growing one slice
@@ -58,8 +58,8 @@ type Inferrer struct {
 	// chunks of another Inferrer over, so that chunks but the last may be
 	// short too.
 	chunks [][][]any
-	n      int             // the number of rows
-	next   []*storage.Type // the column types once the record being added is in
+	n      int              // the number of rows
+	next   []*basefile.Type // the column types once the record being added is in
 }
 
 // rowChunk is the number of rows a chunk of Inferrer.chunks holds when Add
@@ -68,9 +68,9 @@ const rowChunk = 4096
 
 type inferColumn struct {
 	name string
-	pref *storage.Type // the table column's type made nullable, or nil
-	typ  *storage.Type // the join of the types of the values so far
-	rows int           // the number of records whose values reach the column
+	pref *basefile.Type // the table column's type made nullable, or nil
+	typ  *basefile.Type // the join of the types of the values so far
+	rows int            // the number of records whose values reach the column
 }
 
 // NewInferrer returns an Inferrer holding no records.
@@ -79,7 +79,7 @@ func NewInferrer(opts InferOptions) *Inferrer {
 	if opts.Table != nil {
 		in.name, in.namespace = opts.Table.Name, opts.Table.Namespace
 	}
-	in.full = storage.FullName(in.name, in.namespace, "")
+	in.full = basefile.FullName(in.name, in.namespace, "")
 	return in
 }
 
@@ -90,7 +90,7 @@ func (in *Inferrer) Column(name string) (int, error) {
 	if i, ok := in.index[name]; ok {
 		return i, nil
 	}
-	if !storage.ValidName(name) {
+	if !basefile.ValidName(name) {
 		return 0, fmt.Errorf("column %q: not a valid column name (letters, digits and _, not starting with a digit)", name)
 	}
 	c := inferColumn{name: name}
@@ -238,20 +238,20 @@ func (in *Inferrer) Len() int { return in.n }
 // Finish returns the inferred schema, its columns in first-seen order, and
 // the records as its rows, in the order added and in the value model. The
 // Inferrer must not be used afterwards.
-func (in *Inferrer) Finish() (*storage.Schema, [][]any, error) {
+func (in *Inferrer) Finish() (*basefile.Schema, [][]any, error) {
 	if len(in.cols) == 0 {
 		return nil, nil, fmt.Errorf("ingest: the records have no columns")
 	}
-	fields := make([]storage.Field, len(in.cols))
+	fields := make([]basefile.Field, len(in.cols))
 	for i, c := range in.cols {
 		t := resolved(c.typ)
-		if c.typ == nil && c.name == storage.IsDeletedField {
-			t = storage.Primitive(storage.KindBoolean)
+		if c.typ == nil && c.name == basefile.IsDeletedField {
+			t = basefile.Primitive(basefile.KindBoolean)
 		}
 		t.Nullable = true
-		fields[i] = storage.Field{Name: c.name, Type: t}
+		fields[i] = basefile.Field{Name: c.name, Type: t}
 	}
-	s := &storage.Schema{Name: in.name, Namespace: in.namespace, Fields: fields}
+	s := &basefile.Schema{Name: in.name, Namespace: in.namespace, Fields: fields}
 	if err := s.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -295,7 +295,7 @@ func (e *RowError) Unwrap() error { return e.Err }
 
 // convertRows converts rows[from:to] in place to values of the types of
 // fields. An error is about the first row that does not convert.
-func convertRows(rows [][]any, from, to int, fields []storage.Field) error {
+func convertRows(rows [][]any, from, to int, fields []basefile.Field) error {
 	for r := from; r < to; r++ {
 		row := rows[r]
 		if len(row) < len(fields) {

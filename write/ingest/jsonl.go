@@ -13,7 +13,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -27,7 +27,7 @@ import (
 // cores and merged in input order; at most 16 blocks wait to be merged. A
 // block with a bad record is decoded again line by line, so that the error
 // names the line a sequential decoding would.
-func DecodeJSONL(ctx context.Context, r io.Reader, name string, table *storage.Schema) (*write.Input, error) {
+func DecodeJSONL(ctx context.Context, r io.Reader, name string, table *basefile.Schema) (*write.Input, error) {
 	return decodeJSONLBlocks(ctx, r, name, table, jsonlBlockSize)
 }
 
@@ -40,7 +40,7 @@ const jsonlBlockSize = 4 << 20
 
 // decodeJSONLBlocks is DecodeJSONL cutting the input into blocks of lines of
 // blockSize bytes or so, decoded each on its own and merged in input order.
-func decodeJSONLBlocks(ctx context.Context, r io.Reader, name string, table *storage.Schema, blockSize int) (*write.Input, error) {
+func decodeJSONLBlocks(ctx context.Context, r io.Reader, name string, table *basefile.Schema, blockSize int) (*write.Input, error) {
 	blocks := &blockReader{r: newTextReader(ctx, r, 4096), size: blockSize, line: 1}
 	newRecords := func() *blockRecords {
 		return &blockRecords{inf: NewInferrer(InferOptions{Table: table})}
@@ -223,7 +223,7 @@ func (d *jsonlDecoder) lookup(key []byte) (int, error) {
 	}
 	name := string(key)
 	col := -1
-	if !storage.IsMetaField(name) {
+	if !basefile.IsMetaField(name) {
 		var err error
 		if col, err = d.inf.Column(name); err != nil {
 			return 0, err

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -17,7 +18,7 @@ import (
 // Parquet schema; its values keep their types. name and table are as for
 // Decode. Parquet needs random access: r is read in place if it is a
 // regular *os.File, and copied to a temporary file otherwise.
-func DecodeParquet(ctx context.Context, r io.Reader, name string, table *storage.Schema) (in *write.Input, err error) {
+func DecodeParquet(ctx context.Context, r io.Reader, name string, table *basefile.Schema) (in *write.Input, err error) {
 	path, cleanup, err := localFile(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -27,7 +28,7 @@ func DecodeParquet(ctx context.Context, r io.Reader, name string, table *storage
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	bf, err := storage.OpenBaseFile(ctx, fsys, filepath.Base(path))
+	bf, err := basefile.Open(ctx, fsys, filepath.Base(path))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -68,17 +69,17 @@ func DecodeParquet(ctx context.Context, r io.Reader, name string, table *storage
 // parquetInputSchema returns the input schema of a file of schema file: its
 // fields other than meta fields, made nullable, in a record named after
 // table ("record" when nil). keep holds the index in file of each field kept.
-func parquetInputSchema(file, table *storage.Schema) (*storage.Schema, []int) {
-	s := &storage.Schema{Name: "record"}
+func parquetInputSchema(file, table *basefile.Schema) (*basefile.Schema, []int) {
+	s := &basefile.Schema{Name: "record"}
 	if table != nil {
 		s.Name, s.Namespace = table.Name, table.Namespace
 	}
 	var keep []int
 	for i, f := range file.Fields {
-		if storage.IsMetaField(f.Name) {
+		if basefile.IsMetaField(f.Name) {
 			continue
 		}
-		f.Type = storage.Nullable(f.Type)
+		f.Type = basefile.Nullable(f.Type)
 		s.Fields = append(s.Fields, f)
 		keep = append(keep, i)
 	}

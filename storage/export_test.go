@@ -1,5 +1,0 @@
-package storage
-
-// IsColumnarWriter reports whether w writes its file with the columnar
-// writer, for the tests of package storage_test.
-func IsColumnarWriter(w *BaseFileWriter) bool { return w.columnar != nil }
