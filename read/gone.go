@@ -142,11 +142,18 @@ func (e *expected) firstMissing() string {
 }
 
 // checkComplete fails with a *GoneError when a base file that the view as
-// of asOf reads is missing: history are the completed writes up to asOf,
-// present the base files listed. Writes whose commit was archived are not
-// checked: which files they wrote is not on the active timeline.
-func checkComplete(ctx context.Context, tl *timeline.Timeline, asOf string, history []instantFiles, present map[string]bool) error {
+// of asOf reads is missing: archived are the writes only the archived
+// timeline holds, history the active timeline's completed writes up to
+// asOf, present the base files listed. Without archived (the latest
+// snapshot, which the cleaner never touches), files of archived writes are
+// not checked.
+func checkComplete(ctx context.Context, tl *timeline.Timeline, asOf string, archived, history []instantFiles, present map[string]bool) error {
 	e := newExpected(present)
+	for _, f := range archived {
+		if asOf == "" || f.time <= asOf {
+			e.apply(f)
+		}
+	}
 	for _, f := range history {
 		e.apply(f)
 	}
@@ -155,7 +162,7 @@ func checkComplete(ctx context.Context, tl *timeline.Timeline, asOf string, hist
 	}
 	missing := e.firstMissing()
 	gone := &GoneError{AsOf: asOf, Missing: missing, WrittenBy: e.writer[missing]}
-	oldest, err := oldestReadable(ctx, tl, present)
+	oldest, err := oldestReadable(ctx, tl, archived, present)
 	if err != nil {
 		return errors.Join(gone, err)
 	}
@@ -165,22 +172,28 @@ func checkComplete(ctx context.Context, tl *timeline.Timeline, asOf string, hist
 
 // oldestReadable returns the oldest completed write from which on every
 // snapshot reads only files that are present; "" when the latest does
-// not.
-func oldestReadable(ctx context.Context, tl *timeline.Timeline, present map[string]bool) (string, error) {
+// not. archived are the writes before the active timeline's.
+func oldestReadable(ctx context.Context, tl *timeline.Timeline, archived []instantFiles, present map[string]bool) (string, error) {
 	e := newExpected(present)
 	oldest := ""
-	for _, in := range tl.CompletedCommits().Instants() {
-		f, err := readInstantFiles(ctx, tl, in)
-		if err != nil {
-			return "", err
-		}
+	step := func(f instantFiles) {
 		e.apply(f)
 		switch {
 		case e.missing > 0:
 			oldest = ""
 		case oldest == "":
-			oldest = in.Time
+			oldest = f.time
 		}
+	}
+	for _, f := range archived {
+		step(f)
+	}
+	for _, in := range tl.CompletedCommits().Instants() {
+		f, err := readInstantFiles(ctx, tl, in)
+		if err != nil {
+			return "", err
+		}
+		step(f)
 	}
 	return oldest, nil
 }

@@ -153,13 +153,19 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 	archivedVisible := func(instant string) bool {
 		return firstActive != "" && instant < firstActive && (asOf == "" || instant <= asOf) && !pending.Contains(instant)
 	}
-	// Time travel to before the active timeline takes the archived
-	// commits' metadata too (see archivedWrites).
+	// Time travel takes the archived writes' metadata too: before the
+	// active timeline, to know the files of the archived writes (see
+	// archivedWrites); and anywhere, to check that every file the
+	// snapshot reads is there, those of archived writes included.
+	var archivedFiles []instantFiles
 	var archived *archivedWrites
-	if asOf != "" && asOf < firstActive {
+	if asOf != "" {
 		var err error
-		if archived, err = loadArchivedWrites(ctx, fsys, asOf); err != nil {
-			return nil, err
+		if archivedFiles, err = archivedHistory(ctx, fsys, tl); err != nil {
+			return nil, fmt.Errorf("time travel to %s: %w", asOf, err)
+		}
+		if asOf < firstActive {
+			archived = newArchivedWrites(archivedFiles, asOf)
 		}
 	}
 
@@ -205,7 +211,7 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 			g.Slices = append(g.Slices, FileSlice{Partition: part, FileID: name.FileID, Instant: name.InstantTime, Path: rel, Size: e.Size})
 		}
 	}
-	if err := checkComplete(ctx, tl, asOf, history, present); err != nil {
+	if err := checkComplete(ctx, tl, asOf, archivedFiles, history, present); err != nil {
 		return nil, err
 	}
 	for _, g := range byGroup {

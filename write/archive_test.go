@@ -329,7 +329,8 @@ func mustList(t *testing.T, fsys storage.FS) []archivetl.File {
 }
 
 // checkArchived checks, after writes with automatic archival, that the
-// active and the archived timeline together hold each commit once, and
+// active and the archived timeline together hold each write (commit or
+// replacecommit) once, and
 // that the active one holds no more than the settings allow.
 func checkArchived(t *testing.T, fsys storage.FS, instants []string, a ArchiveSettings) {
 	t.Helper()
@@ -427,7 +428,7 @@ func killedArchiverChild(dir string) {
 	}
 }
 
-// wholeCommits lists the completed commits of the active and the archived
+// wholeCommits lists the completed writes of the active and the archived
 // timeline together, and those of the archived one, checking that each is
 // there once; it returns the active timeline too.
 func wholeCommits(t *testing.T, fsys storage.FS) (commits, archived []string, active *timeline.Timeline) {
@@ -442,7 +443,8 @@ func wholeCommits(t *testing.T, fsys storage.FS) (commits, archived []string, ac
 		t.Fatal(err)
 	}
 	for _, l := range archivetl.Merged(active, arch) {
-		if l.Action != timeline.ActionCommit || l.State != timeline.StateCompleted {
+		isWrite := l.Action == timeline.ActionCommit || l.Action == timeline.ActionReplaceCommit
+		if !isWrite || l.State != timeline.StateCompleted {
 			continue
 		}
 		if len(commits) > 0 && commits[len(commits)-1] == l.Time {

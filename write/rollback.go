@@ -144,6 +144,11 @@ func latestWrite(tl *timeline.Timeline, instant string) (timeline.Instant, error
 			in := tl.Filter(func(in timeline.Instant) bool { return in.Time == instant }).Instants()[0]
 			return timeline.Instant{}, fmt.Errorf("instant %s is a %s, not a write (commit or replacecommit): only writes are rolled back", instant, in.Action)
 		}
+		if last, ok := tl.CompletedCommits().Last(); ok && instant < last.Time {
+			// Archived, or never there: either way not the latest.
+			return timeline.Instant{}, &RefusedError{fmt.Errorf("write %s is not the table's latest write: %s (%s) is; only the latest write is rolled back (restore to a savepoint to go further back)",
+				instant, last.Time, last.Action)}
+		}
 		return timeline.Instant{}, fmt.Errorf("instant %s is not on the table's timeline", instant)
 	}
 	target := writes[i]
@@ -186,12 +191,16 @@ func refuseCleanedPast(ctx context.Context, fsys storage.FS, tl *timeline.Timeli
 	if asOf == "" {
 		return nil
 	}
-	view, err := read.LoadView(ctx, fsys, tl, asOf)
-	if err != nil {
-		return err
-	}
 	gone := func(what string) error {
 		return &RefusedError{fmt.Errorf("write %s cannot be rolled back: %s, which the table needs without it, was cleaned since", target.Time, what)}
+	}
+	view, err := read.LoadView(ctx, fsys, tl, asOf)
+	var snapshotGone *read.GoneError
+	if errors.As(err, &snapshotGone) {
+		return gone(fmt.Sprintf("base file %s of commit %s", snapshotGone.Missing, snapshotGone.WrittenBy))
+	}
+	if err != nil {
+		return err
 	}
 	for _, ws := range meta.WriteStats() {
 		if ws.PrevCommit == "" || ws.PrevCommit == timeline.NullCommit {
