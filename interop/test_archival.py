@@ -18,7 +18,11 @@ from hoodie_interop import READERS, Model, check_reader, spark_write
 
 SCHEMA = "id long, ts long, name string, part string"
 COLUMNS = ["id", "ts", "name", "part"]
-KEEP = {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "4"}
+# Hoodie's archival bounds; Hudi and Hoodie want keep.min above the
+# cleaner's retained commits, and the cleaner is off so that every version
+# stays readable.
+KEEP = {"hoodie.keep.min.commits": "2", "hoodie.keep.max.commits": "4",
+        "hoodie.cleaner.commits.retained": "1", "hoodie.clean.automatic": "false"}
 # Spark's archival bounds (Hudi wants keep.min above the cleaner's
 # retained commits), its cleaner off so that every version stays readable,
 # and no metadata table, whose compaction would hold archival back.

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -238,10 +239,15 @@ func TestArchiveKeeps(t *testing.T) {
 }
 
 // TestArchiveRefusesBounds: Hudi needs more commits kept at most than at
-// least.
+// least, and at least more than the cleaner retains.
 func TestArchiveRefusesBounds(t *testing.T) {
 	props := config.NewProperties()
 	props.Set(KeyKeepMinCommits, "5")
+	props.Set(KeyKeepMaxCommits, "6")
+	if _, err := ParseSettings(props); err == nil || !strings.Contains(err.Error(), "hoodie.keep.min.commits=5 must be greater than hoodie.cleaner.commits.retained=10") {
+		t.Fatalf("keep.min below the cleaner's 10 commits: %v, want an error naming both", err)
+	}
+	props.Set("hoodie.cleaner.commits.retained", "4")
 	props.Set(KeyKeepMaxCommits, "5")
 	if _, err := ParseSettings(props); err == nil || !errors.Is(err, ErrRefused) && err.Error() == "" {
 		t.Fatalf("keep.max = keep.min: %v, want an error", err)

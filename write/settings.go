@@ -167,6 +167,12 @@ func (s *Settings) checkProps() error {
 	if err := s.Archive.check(); err != nil {
 		impossible("%v", err)
 	}
+	// Archival must leave the commits the cleaner retains on the active
+	// timeline, or an incremental read would miss their data: Hudi refuses
+	// the settings too.
+	if keep := s.Archive.withDefaults().MinCommits; keep <= s.Cleaner.CommitsRetained {
+		impossible("%s=%d must be greater than %s=%d, or archival would take commits the cleaner retains", KeyKeepMinCommits, keep, "hoodie.cleaner.commits.retained", s.Cleaner.CommitsRetained)
+	}
 	return problemsError(problems)
 }
 

@@ -34,7 +34,7 @@ what it archived. --props and --set take the archival settings
 (hoodie.keep.min.commits, hoodie.keep.max.commits,
 hoodie.commits.archival.batch), checked as a write checks its settings.`,
 		Example: `  hoodiectl archive /tmp/trips
-  hoodiectl archive /tmp/trips --set hoodie.keep.min.commits=5 --set hoodie.keep.max.commits=8`,
+  hoodiectl archive /tmp/trips --set hoodie.keep.min.commits=5 --set hoodie.keep.max.commits=8 --set hoodie.cleaner.commits.retained=4`,
 		Args: exactArgs(1, "TABLE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			settings, err := f.settings()

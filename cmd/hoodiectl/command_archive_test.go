@@ -20,7 +20,7 @@ func TestArchiveCommand(t *testing.T) {
 		instants = append(instants, lastLine(r.stdout))
 	}
 	hoodiectl(t, "", "archive", dir, "--set", "hoodie.keep.max.commits=5").mustFail(t, exitError, "hoodie.keep.max.commits=5", "hoodie.keep.min.commits=20")
-	r := hoodiectl(t, "", "archive", dir, "--set", "hoodie.keep.min.commits=2", "--set", "hoodie.keep.max.commits=4").mustSucceed(t)
+	r := hoodiectl(t, "", "archive", dir, "--set", "hoodie.keep.min.commits=2", "--set", "hoodie.keep.max.commits=4", "--set", "hoodie.cleaner.commits.retained=1").mustSucceed(t)
 	if r.stdout != "" || !strings.Contains(r.stderr, "archived 5 instant(s)") {
 		t.Fatalf("archive printed %q on stdout, %q on stderr", r.stdout, r.stderr)
 	}
