@@ -12,6 +12,7 @@ import (
 	"github.com/hoodie-dev/hoodie/storage"
 	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/timeline"
+	archivetl "github.com/hoodie-dev/hoodie/timeline/archive"
 )
 
 // RollbackResult describes a rollback.
@@ -55,6 +56,9 @@ func (w *Writer) Rollback(ctx context.Context, instant string) (*RollbackResult,
 			if done, ok := completedRollbackOf(ctx, tl, instant); ok {
 				res = done
 				return nil
+			}
+			if rerr := refuseArchived(ctx, w.fsys, tl, instant); rerr != nil {
+				return rerr
 			}
 			return err
 		}
@@ -134,6 +138,27 @@ func (w *Writer) asService(ctx context.Context, fn func(tl *timeline.Timeline) e
 	return fn(tl)
 }
 
+// refuseArchived refuses, with a *RefusedError, to roll back instant when
+// it is a write the archived timeline holds and tl, the active one, does
+// not: it is not the latest. It is nil for any other instant.
+func refuseArchived(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, instant string) error {
+	if tl.Contains(instant) {
+		return nil
+	}
+	arch, err := archivetl.Load(ctx, fsys)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(arch.Instants(), func(in timeline.Instant) bool { return in.Time == instant }) {
+		return nil
+	}
+	latest := "none"
+	if last, ok := tl.CompletedCommits().Last(); ok {
+		latest = last.Time
+	}
+	return &RefusedError{fmt.Errorf("write %s is archived, not the table's latest write (%s is); only the latest write is rolled back (restore to a savepoint to go further back)", instant, latest)}
+}
+
 // latestWrite returns the completed write at instant, if it is the latest
 // write on tl: no write, pending or completed, comes after it.
 func latestWrite(tl *timeline.Timeline, instant string) (timeline.Instant, error) {
@@ -143,11 +168,6 @@ func latestWrite(tl *timeline.Timeline, instant string) (timeline.Instant, error
 		if tl.Contains(instant) {
 			in := tl.Filter(func(in timeline.Instant) bool { return in.Time == instant }).Instants()[0]
 			return timeline.Instant{}, fmt.Errorf("instant %s is a %s, not a write (commit or replacecommit): only writes are rolled back", instant, in.Action)
-		}
-		if last, ok := tl.CompletedCommits().Last(); ok && instant < last.Time {
-			// Archived, or never there: either way not the latest.
-			return timeline.Instant{}, &RefusedError{fmt.Errorf("write %s is not the table's latest write: %s (%s) is; only the latest write is rolled back (restore to a savepoint to go further back)",
-				instant, last.Time, last.Action)}
 		}
 		return timeline.Instant{}, fmt.Errorf("instant %s is not on the table's timeline", instant)
 	}
