@@ -14,7 +14,7 @@ import (
 
 // completeOtherCommit completes a commit as another writer (Spark, which
 // does not take Hoodie's lock) would while a Hoodie write runs: it writes
-// file group fileID of partition.
+// file group fileID of partition (an empty file).
 func completeOtherCommit(t *testing.T, ctx context.Context, fsys storage.FS, partition, fileID string) string {
 	t.Helper()
 	in, err := timeline.CreateRequested(ctx, fsys, nil, timeline.ActionCommit, nil)
@@ -25,8 +25,14 @@ func completeOtherCommit(t *testing.T, ctx context.Context, fsys storage.FS, par
 	if in, err = timeline.TransitionToInflight(ctx, fsys, in, profile); err != nil {
 		t.Fatal(err)
 	}
+	// The file is there, as another writer's commit leaves it, though its
+	// content is not read: readers check that a commit's files exist.
+	file := partition + "/" + fileID + "_0-0-0_" + in.Time + ".parquet"
+	if err := fsys.WriteFile(ctx, file, nil); err != nil {
+		t.Fatal(err)
+	}
 	m := &timeline.CommitMetadata{}
-	m.AddWriteStat(partition, timeline.WriteStat{FileID: fileID, PartitionPath: partition, Path: partition + "/" + fileID + "_0-0-0_" + in.Time + ".parquet"})
+	m.AddWriteStat(partition, timeline.WriteStat{FileID: fileID, PartitionPath: partition, Path: file})
 	data, err := m.MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
