@@ -99,10 +99,10 @@ class Hoodie:
         return p.stdout
 
     def init(self, table, name, key, precombine=None, partition_by=None, hive=False,
-             no_meta=False, schema=None, sets=None):
+             no_meta=False, schema=None, settings=None):
         args = ["init", table, "--name", name, "--record-key", key]
-        for kv in sets or ():
-            args += ["--set", kv]
+        for k, v in (settings or {}).items():
+            args += ["--set", f"{k}={v}"]
         if precombine:
             args += ["--precombine", precombine]
         if partition_by:

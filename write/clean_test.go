@@ -1,11 +1,9 @@
 package write
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path"
 	"reflect"
 	"sort"
@@ -481,22 +479,7 @@ func TestCleanKilled(t *testing.T) {
 	tt := newTripsTable(t, config.MergeEventTime, Settings{})
 	tt.write(OpBulkInsert, tripsInput(trips.NewGenerator(3).Inserts(killedCleanerKeys)))
 	for _, delay := range []time.Duration{0, 30 * time.Millisecond, 100 * time.Millisecond, 300 * time.Millisecond, 700 * time.Millisecond} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCleanKilled$")
-		cmd.Env = append(os.Environ(), "HOODIE_KILL_CLEANER="+tt.dir)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		line, _ := bufio.NewReader(out).ReadString('\n')
-		time.Sleep(delay)
-		cmd.Process.Kill()
-		cmd.Wait()
-		if line != "writing\n" {
-			t.Fatalf("child said %q", line)
-		}
+		killChild(t, "TestCleanKilled", "writing", delay, "HOODIE_KILL_CLEANER="+tt.dir)
 		if n := len(snapshot(t, tt.fsys, "")); n != killedCleanerKeys {
 			t.Fatalf("killed after %v: %d records, want %d", delay, n, killedCleanerKeys)
 		}

@@ -3,9 +3,7 @@ package write
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -62,19 +60,11 @@ const (
 // completes, writes leave its file groups alone (see pendingReplaces), as
 // Hudi's do, so its plan stays right.
 func (w *Writer) Cluster(ctx context.Context) (*Result, error) {
-	unlock, err := w.begin(ctx, OpCluster)
+	unlock, tl, view, err := w.beginOnView(ctx, OpCluster)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	tl, err := timeline.Load(ctx, w.fsys)
-	if err != nil {
-		return nil, err
-	}
-	view, err := read.LoadView(ctx, w.fsys, tl, "")
-	if err != nil {
-		return nil, err
-	}
 	var resume timeline.Instant
 	var plan *timeline.ClusteringPlan
 	for _, in := range tl.Pending().Instants() {
@@ -291,38 +281,28 @@ func (e *taskEnv) readClustered(ctx context.Context, path string) ([]clusteredRo
 		}
 	}
 	out := make([]clusteredRow, 0, bf.NumRows())
-	rows := bf.Rows(ctx)
-	defer rows.Close()
-	batch := make([]parquet.Row, 1024)
-	for {
-		n, readErr := rows.ReadRows(batch)
-		for _, row := range batch[:n] {
-			values, err := bf.DecodeRow(row)
-			if err != nil {
-				return nil, err
+	err = eachRow(ctx, bf, func(values []any) error {
+		var err error
+		if conv != nil {
+			if values, err = conv.convertRow(values); err != nil {
+				return fmt.Errorf("base file %s: %w", path, err)
 			}
-			if conv != nil {
-				if values, err = conv.convertRow(values); err != nil {
-					return nil, fmt.Errorf("base file %s: %w", path, err)
-				}
+		}
+		var key string
+		if e.keys != nil {
+			if key, err = e.keys.RecordKey(values); err != nil {
+				return fmt.Errorf("base file %s: %w", path, err)
 			}
-			var key string
-			if e.keys != nil {
-				if key, err = e.keys.RecordKey(values); err != nil {
-					return nil, fmt.Errorf("base file %s: %w", path, err)
-				}
-			} else if key, _ = values[basefile.MetaRecordKeyPos].(string); key == "" {
-				return nil, fmt.Errorf("base file %s: a row has no %s", path, basefile.MetaRecordKey)
-			}
-			out = append(out, clusteredRow{key: key, values: values})
+		} else if key, _ = values[basefile.MetaRecordKeyPos].(string); key == "" {
+			return fmt.Errorf("base file %s: a row has no %s", path, basefile.MetaRecordKey)
 		}
-		if errors.Is(readErr, io.EOF) {
-			return out, nil
-		}
-		if readErr != nil {
-			return nil, fmt.Errorf("read %s: %w", path, readErr)
-		}
+		out = append(out, clusteredRow{key: key, values: values})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // writeClustered writes the task's clustered records, which keep their

@@ -1,11 +1,9 @@
 package write
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -210,22 +208,7 @@ func TestReplaceKilled(t *testing.T) {
 	tt.write(OpBulkInsert, tripsInput(trips.NewGenerator(33).Inserts(killedReplacerRecords)))
 	before := dataOf(snapshot(t, tt.fsys, ""))
 	for _, delay := range []time.Duration{0, 30 * time.Millisecond, 100 * time.Millisecond, 300 * time.Millisecond, 700 * time.Millisecond} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestReplaceKilled$")
-		cmd.Env = append(os.Environ(), "HOODIE_KILL_REPLACER="+tt.dir)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		line, _ := bufio.NewReader(out).ReadString('\n')
-		time.Sleep(delay)
-		cmd.Process.Kill()
-		cmd.Wait()
-		if line != "writing\n" {
-			t.Fatalf("child said %q", line)
-		}
+		killChild(t, "TestReplaceKilled", "writing", delay, "HOODIE_KILL_REPLACER="+tt.dir)
 		if got := dataOf(snapshot(t, tt.fsys, "")); !equalData(got, before) {
 			t.Fatalf("killed after %v: the records changed", delay)
 		}

@@ -1,12 +1,10 @@
 package write
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -254,22 +252,7 @@ func TestWriteKilled(t *testing.T) {
 	tt.write(OpBulkInsert, tripsInput(initial))
 	before := dataOf(snapshot(t, tt.fsys, ""))
 	for _, delay := range []time.Duration{0, 20 * time.Millisecond, 80 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestWriteKilled$")
-		cmd.Env = append(os.Environ(), "HOODIE_KILL_WRITER="+tt.dir)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		line, _ := bufio.NewReader(out).ReadString('\n') // "writing"
-		time.Sleep(delay)
-		cmd.Process.Kill()
-		cmd.Wait()
-		if line != "writing\n" {
-			t.Fatalf("child said %q", line)
-		}
+		killChild(t, "TestWriteKilled", "writing", delay, "HOODIE_KILL_WRITER="+tt.dir)
 		// The table holds what it held, plus whole batches of what the child
 		// committed before it died: never part of a batch.
 		got := dataOf(snapshot(t, tt.fsys, ""))

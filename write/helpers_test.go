@@ -1,7 +1,10 @@
 package write
 
 import (
+	"bufio"
 	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -155,4 +158,27 @@ func tableOf30Trips(t *testing.T, seed int64) (*testTable, *trips.Generator, []t
 	initial := gen.Inserts(30)
 	tt.write(OpInsert, tripsInput(initial))
 	return tt, gen, initial
+}
+
+// killChild runs test, a test of this binary, in a child process with the
+// environment variables env added, waits for its first line, which must be
+// say, then kills it with SIGKILL after delay.
+func killChild(t *testing.T, test, say string, delay time.Duration, env ...string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	time.Sleep(delay)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if line != say+"\n" {
+		t.Fatalf("child said %q", line)
+	}
 }

@@ -377,6 +377,23 @@ func computeRecordKeys(ctx context.Context, fsys storage.FS, bf *basefile.File) 
 		return nil, fmt.Errorf("base file %s has no meta fields and its record keys cannot be computed: %w", bf.Path(), err)
 	}
 	keys := make([]string, 0, bf.NumRows())
+	err = eachRow(ctx, bf, func(values []any) error {
+		key, err := gen.RecordKey(values)
+		if err != nil {
+			return fmt.Errorf("base file %s, row %d: %w", bf.Path(), len(keys), err)
+		}
+		keys = append(keys, key)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return keys, nil
+}
+
+// eachRow calls fn with the values of each row of bf, in order, until fn
+// fails.
+func eachRow(ctx context.Context, bf *basefile.File, fn func(values []any) error) error {
 	rows := bf.Rows(ctx)
 	defer rows.Close()
 	batch := make([]parquet.Row, 1024)
@@ -385,19 +402,17 @@ func computeRecordKeys(ctx context.Context, fsys storage.FS, bf *basefile.File) 
 		for _, row := range batch[:n] {
 			values, err := bf.DecodeRow(row)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			key, err := gen.RecordKey(values)
-			if err != nil {
-				return nil, fmt.Errorf("base file %s, row %d: %w", bf.Path(), len(keys), err)
+			if err := fn(values); err != nil {
+				return err
 			}
-			keys = append(keys, key)
 		}
-		if readErr == io.EOF {
-			return keys, nil
+		if errors.Is(readErr, io.EOF) {
+			return nil
 		}
 		if readErr != nil {
-			return nil, fmt.Errorf("read record keys of %s: %w", bf.Path(), readErr)
+			return fmt.Errorf("read %s: %w", bf.Path(), readErr)
 		}
 	}
 }

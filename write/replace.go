@@ -149,19 +149,11 @@ func (w *Writer) DeletePartitions(ctx context.Context, partitions []string) (*Re
 	if len(partitions) == 0 {
 		return nil, errors.New("no partitions given")
 	}
-	unlock, err := w.begin(ctx, OpDeletePartition)
+	unlock, tl, view, err := w.beginOnView(ctx, OpDeletePartition)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	tl, err := timeline.Load(ctx, w.fsys)
-	if err != nil {
-		return nil, err
-	}
-	view, err := read.LoadView(ctx, w.fsys, tl, "")
-	if err != nil {
-		return nil, err
-	}
 	held := map[string]bool{}
 	for _, g := range view.FileGroups() {
 		held[g.Partition] = true

@@ -1,12 +1,10 @@
 package write
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"maps"
 	"os"
-	"os/exec"
 	"slices"
 	"testing"
 	"time"
@@ -219,22 +217,7 @@ func TestRestoreKilled(t *testing.T) {
 		states = append(states, dataOf(snapshot(t, tt.fsys, "")))
 	}
 	for _, delay := range []time.Duration{0, 5 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestRestoreKilled$")
-		cmd.Env = append(os.Environ(), "HOODIE_KILL_RESTORE="+tt.dir, "HOODIE_KILL_SAVEPOINT="+saved)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		line, _ := bufio.NewReader(out).ReadString('\n')
-		time.Sleep(delay)
-		cmd.Process.Kill()
-		cmd.Wait()
-		if line != "restoring\n" {
-			t.Fatalf("child said %q", line)
-		}
+		killChild(t, "TestRestoreKilled", "restoring", delay, "HOODIE_KILL_RESTORE="+tt.dir, "HOODIE_KILL_SAVEPOINT="+saved)
 		got := dataOf(snapshot(t, tt.fsys, ""))
 		if !slices.ContainsFunc(states, func(s map[string]string) bool { return maps.Equal(s, got) }) {
 			t.Fatalf("killed after %v: a reader sees a table that is none of its writes", delay)

@@ -208,15 +208,11 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	case len(in.Rows) == 0:
 		return nil, fmt.Errorf("%s: no records", in.displayName())
 	}
-	unlock, err := w.begin(ctx, op)
+	unlock, tl, view, err := w.beginOnView(ctx, op)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	tl, err := timeline.Load(ctx, w.fsys)
-	if err != nil {
-		return nil, err
-	}
 	tableSchema, err := read.TableSchema(ctx, w.cfg, tl)
 	if err != nil {
 		return nil, err
@@ -225,10 +221,6 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 		// Nothing was ever written: every key is absent, and absent keys
 		// are ignored.
 		return &Result{Operation: op, Skipped: int64(len(in.Rows))}, nil
-	}
-	view, err := read.LoadView(ctx, w.fsys, tl, "")
-	if err != nil {
-		return nil, err
 	}
 	named, err := namedSingleKeys(ctx, w.fsys, w.cfg, view)
 	if err != nil {
@@ -354,6 +346,23 @@ func (w *Writer) begin(ctx context.Context, op Operation) (_ func() error, err e
 		return nil, err
 	}
 	return unlock, nil
+}
+
+// beginOnView is begin, then loads the timeline and the latest view that
+// the write of op works on. The caller must call unlock, once beginOnView
+// returned no error.
+func (w *Writer) beginOnView(ctx context.Context, op Operation) (unlock func() error, tl *timeline.Timeline, view *read.View, err error) {
+	if unlock, err = w.begin(ctx, op); err != nil {
+		return nil, nil, nil, err
+	}
+	if tl, err = timeline.Load(ctx, w.fsys); err == nil {
+		view, err = read.LoadView(ctx, w.fsys, tl, "")
+	}
+	if err != nil {
+		unlock()
+		return nil, nil, nil, err
+	}
+	return unlock, tl, view, nil
 }
 
 // recover completes the rollbacks and the restore that died half way (see

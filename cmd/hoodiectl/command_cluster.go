@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hoodie-dev/hoodie"
 	"github.com/hoodie-dev/hoodie/write"
 )
 
@@ -37,18 +36,7 @@ nothing to cluster commits nothing and prints none.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			settings, err := flags.settings()
-			if err != nil {
-				return err
-			}
-			if _, err := openFS(args[0]); err != nil {
-				return err
-			}
-			t, err := hoodie.Open(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			opts, err := writeOptions(io, settings)
+			t, opts, err := openForWrite(cmd.Context(), io, args[0], &flags)
 			if err != nil {
 				return err
 			}

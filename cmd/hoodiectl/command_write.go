@@ -232,6 +232,24 @@ func runWrite(ctx context.Context, io streams, op write.Operation, table, file, 
 	return reportWrite(io, op, res, err)
 }
 
+// openForWrite opens the table at path for a command that commits, with
+// the write options of its settings flags.
+func openForWrite(ctx context.Context, io streams, path string, flags *writeFlags) (*hoodie.Table, hoodie.WriteOptions, error) {
+	settings, err := flags.settings()
+	if err != nil {
+		return nil, hoodie.WriteOptions{}, err
+	}
+	if _, err := openFS(path); err != nil {
+		return nil, hoodie.WriteOptions{}, err
+	}
+	t, err := hoodie.Open(ctx, path)
+	if err != nil {
+		return nil, hoodie.WriteOptions{}, err
+	}
+	opts, err := writeOptions(io, settings)
+	return t, opts, err
+}
+
 // writeOptions returns the options of a write with settings, which tell
 // the user what it waits for and repairs.
 func writeOptions(io streams, settings write.Settings) (hoodie.WriteOptions, error) {
