@@ -16,6 +16,7 @@ import (
 	"github.com/hoodie-dev/hoodie/internal/triptable"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 	"github.com/hoodie-dev/hoodie/write"
 )
@@ -233,8 +234,10 @@ func TestScanFallsBackToFooters(t *testing.T) {
 			t.Fatal(err)
 		}
 		var src read.FileSlice
+		// A file of another partition, whose folder is the partition path,
+		// URL-encoded or not.
 		for _, s := range view.LatestSlices() {
-			if s.Partition != key.PartitionPath {
+			if s.Partition != key.PartitionPath && s.Partition != config.EscapePartitionValue(key.PartitionPath) {
 				src = s
 				break
 			}
