@@ -544,3 +544,53 @@ func killedCleanerChild() {
 		}
 	}
 }
+
+// TestSavepointCrashAtEveryStep fails each step of a savepoint in turn: the
+// table reads as before, the savepoint is there or not, never half made,
+// and asking again completes it, so that the cleaner keeps what it reads.
+func TestSavepointCrashAtEveryStep(t *testing.T) {
+	ctx := context.Background()
+	settings := CleanerSettings{Policy: CleanKeepLatestCommits, CommitsRetained: 2, MaxCommits: 1}
+	setup := func() *cleanerTable { return newCleanerTable(t, newMemTripsTable(t), 5, settings, nil) }
+	ct := setup()
+	probe := faultfs.New(ct.fsys, 0)
+	if _, err := NewWriter(probe, ct.w.opts).Savepoint(ctx, ct.instants[1], "probe"); err != nil {
+		t.Fatal(err)
+	}
+	steps := probe.Steps()
+	if steps < 2 {
+		t.Fatalf("the savepoint took only %d steps", steps)
+	}
+	for failAt := 1; failAt <= steps; failAt++ {
+		ct := setup()
+		saved := ct.instants[1]
+		ffs := faultfs.New(ct.fsys, failAt)
+		_, err := NewWriter(ffs, ct.w.opts).Savepoint(ctx, saved, "crash")
+		if err != nil && !errors.Is(err, faultfs.ErrInjected) {
+			t.Fatalf("step %d (%s): %v", failAt, ffs.Trace()[failAt-1], err)
+		}
+		if got := dataOf(snapshot(t, ct.fsys, "")); !equalData(got, ct.history[ct.instants[4]]) {
+			t.Fatalf("step %d (%s): the latest snapshot changed", failAt, ffs.Trace()[failAt-1])
+		}
+		sps, err := Savepoints(ctx, ct.fsys)
+		if err != nil {
+			t.Fatalf("step %d: list savepoints: %v", failAt, err)
+		}
+		if len(sps) == 0 {
+			if _, err := ct.w.Savepoint(ctx, saved, "again"); err != nil {
+				t.Fatalf("step %d: the savepoint asked again: %v", failAt, err)
+			}
+		}
+		if _, err := ct.w.Clean(ctx); err != nil {
+			t.Fatalf("step %d: clean: %v", failAt, err)
+		}
+		tl, err := timeline.Load(ctx, ct.fsys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := tl.Pending(); p.Len() != 0 {
+			t.Fatalf("step %d: pending instants: %v", failAt, p.Instants())
+		}
+		ct.checkPast(saved, ct.instants[3], ct.instants[4])
+	}
+}
