@@ -35,7 +35,8 @@ type GrowthOptions struct {
 	Upserts int // upserts of GrowthKeys keys each, at least 1
 	// Settings are the settings of the bulk insert and of every upsert;
 	// the zero value means write.DefaultSettings (the automatic cleaner
-	// and archival on).
+	// and archival on). Otherwise take them from write.DefaultSettings or
+	// write.ParseSettings, which fill the fields the report's bounds read.
 	Settings write.Settings
 	// Dir is the folder RunGrowth makes its work folder in ("": the
 	// system's temporary folder); it is made if missing. The work folder
