@@ -65,14 +65,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Runs < 1 {
 		return nil, fmt.Errorf("%d runs: need at least 1", opts.Runs)
 	}
-	if opts.Dir != "" {
-		if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-			return nil, fmt.Errorf("make the folder for the work folder: %w", err)
-		}
-	}
-	work, err := os.MkdirTemp(opts.Dir, "hoodie-bench-")
+	work, err := workFolder(opts.Dir, "hoodie-bench-")
 	if err != nil {
-		return nil, fmt.Errorf("make the work folder: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(work)
 
@@ -103,6 +98,21 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep.Ratios = ratios(best, median)
 	return rep, nil
+}
+
+// workFolder makes a new work folder named with prefix in dir ("": the
+// system's temporary folder), making dir if missing, and returns its path.
+func workFolder(dir, prefix string) (string, error) {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("make the folder for the work folder: %w", err)
+		}
+	}
+	work, err := os.MkdirTemp(dir, prefix)
+	if err != nil {
+		return "", fmt.Errorf("make the work folder: %w", err)
+	}
+	return work, nil
 }
 
 // sample is one timed execution of a workload.

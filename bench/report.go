@@ -112,11 +112,9 @@ func result(workload Workload, rows int, samples []sample, validated string) Res
 			best = i
 		}
 	}
-	sorted := slices.Sorted(slices.Values(walls))
-	median := (sorted[(len(sorted)-1)/2] + sorted[len(sorted)/2]) / 2
 	r := Result{
 		Workload: workload, Rows: rows,
-		Best: walls[best], Median: median, CPU: samples[best].cpu.Seconds(), Runs: walls,
+		Best: walls[best], Median: median(walls), CPU: samples[best].cpu.Seconds(), Runs: walls,
 		Detail: samples[best].detail, Validated: validated,
 	}
 	if r.Best > 0 {

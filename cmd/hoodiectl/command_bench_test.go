@@ -106,3 +106,48 @@ func TestBenchUsage(t *testing.T) {
 	hoodiectl(t, "", "bench", "--format", "csv").mustFail(t, exitUsage, `--format "csv"`)
 	hoodiectl(t, "", "bench", "extra").mustFail(t, exitUsage, "expected no arguments")
 }
+
+func TestBenchGrowth(t *testing.T) {
+	dir := t.TempDir()
+	r := hoodiectl(t, "", "bench", "--rows", "3000", "--growth", "3", "--dir", dir).mustSucceed(t)
+	if r.stderr != "" {
+		t.Errorf("progress lines on a standard error that is no terminal:\n%s", r.stderr)
+	}
+	if header, _, _ := strings.Cut(r.stdout, "\n"); !strings.Contains(header, "3 upserts of 1000 existing keys into 3000 trips") {
+		t.Errorf("header %q", header)
+	}
+	measures, bounds, ok := strings.Cut(r.stdout, "Bounds:")
+	if !ok {
+		t.Fatalf("no bounds:\n%s", r.stdout)
+	}
+	if v, _ := tableCell(measures, "commits retained (hoodie.cleaner.commits.retained)"); v != "10" {
+		t.Errorf("commits retained %q, want the default 10:\n%s", v, measures)
+	}
+	for _, name := range []string{"table bytes / ((commits retained + 2) × snapshot bytes)", "completed commits on the active timeline", "completed cleans on the active timeline"} {
+		if _, ok := tableCell(bounds, name); !ok {
+			t.Errorf("no bound %q:\n%s", name, bounds)
+		}
+	}
+	if strings.Count(bounds, " met\n") != 3 || strings.Contains(bounds, "not met") {
+		t.Errorf("bounds not all met:\n%s", bounds)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) > 0 {
+		t.Errorf("the work folder was not removed: %v, %v", entries, err)
+	}
+
+	r = hoodiectl(t, "", "bench", "--rows", "3000", "--growth", "2", "--format", "json", "--dir", dir).mustSucceed(t)
+	var rep bench.GrowthReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v:\n%s", err, r.stdout)
+	}
+	if rep.Rows != 3000 || rep.Upserts != 2 || len(rep.Upsert) != 2 || rep.KeepMaxCommits != 30 || len(rep.Bounds) != 3 || rep.Check() != nil {
+		t.Errorf("report of %d rows, %d upserts, %d times, keep max %d, bounds %v", rep.Rows, rep.Upserts, len(rep.Upsert), rep.KeepMaxCommits, rep.Bounds)
+	}
+}
+
+func TestBenchGrowthUsage(t *testing.T) {
+	hoodiectl(t, "", "bench", "--growth", "0").mustFail(t, exitUsage, "--growth 0: need at least 1 upsert")
+	hoodiectl(t, "", "bench", "--growth", "2", "--runs", "2").mustFail(t, exitUsage, "--runs does not apply to --growth")
+	hoodiectl(t, "", "bench", "--growth", "2", "--warm").mustFail(t, exitUsage, "--warm does not apply to --growth")
+	hoodiectl(t, "", "bench", "--growth", "2", "--rows", "10").mustFail(t, exitUsage, "--rows 10: need at least 1000")
+}
