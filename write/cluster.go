@@ -37,6 +37,12 @@ type ClusteringSettings struct {
 	// (hoodie.clustering.plan.strategy.sort.columns); the record key orders
 	// records that tie, and all records when there are none.
 	SortColumns []string
+	// ChunkBytes bounds the memory a clustering takes (Hoodie's own; 0
+	// means TargetFileSize): a group is executed in chunks of its files
+	// whose total size stays under it (a file larger than it is a chunk of
+	// its own), each read into memory, sorted and written to a file group
+	// of its own. At most Settings.Parallelism chunks are in memory at once.
+	ChunkBytes int64
 }
 
 // The names Hudi's clustering plans and metadata use.
@@ -93,7 +99,7 @@ func (w *Writer) Cluster(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	c := &commit{w: w, op: OpCluster, in: &Input{Name: "cluster"}, tl: tl, view: view, schema: schema, resume: resume, plan: plan}
-	tasks, err := c.clusterTasks(ctx)
+	tasks, err := c.clusterTasks()
 	if err != nil {
 		return nil, err
 	}
@@ -163,55 +169,60 @@ func (w *Writer) planClustering(view *read.View, locks *replaceLocks) *timeline.
 	return plan
 }
 
-// clusterTasks reads the records of each group of the plan, sorts them,
-// and splits them into the group's output file groups: a task each.
-func (c *commit) clusterTasks(ctx context.Context) ([]*fileGroupTask, error) {
-	env, err := c.taskEnv()
-	if err != nil {
-		return nil, err
-	}
+// clusterTasks splits each group of the plan into chunks of its files
+// (see clusterChunks): a task each, which reads, sorts and writes its
+// chunk's records to a new file group.
+func (c *commit) clusterTasks() ([]*fileGroupTask, error) {
 	sortCols, err := c.sortColumns()
 	if err != nil {
 		return nil, err
 	}
+	budget := c.w.settings.Clustering.ChunkBytes
+	if budget <= 0 {
+		budget = c.w.settings.Clustering.TargetFileSize
+	}
 	c.repl = &replacement{groups: map[string][]string{}, set: map[string]bool{}}
 	var tasks []*fileGroupTask
 	for _, g := range c.plan.Groups {
-		var rows []clusteredRow
-		partition := ""
+		var inputs []read.FileSlice
 		for _, s := range g.Slices {
 			fg, ok := c.view.FileGroup(s.PartitionPath, s.FileID)
 			if !ok {
 				return nil, fmt.Errorf("the clustering plan names file group %s of partition %q, which the table does not have", s.FileID, s.PartitionPath)
 			}
-			latest := fg.Latest()
-			more, err := env.readClustered(ctx, latest.Path)
-			if err != nil {
-				return nil, err
-			}
-			rows = append(rows, more...)
-			partition = s.PartitionPath
+			inputs = append(inputs, fg.Latest())
 			c.repl.groups[s.PartitionPath] = append(c.repl.groups[s.PartitionPath], s.FileID)
 			c.repl.set[groupKey(s.PartitionPath, s.FileID)] = true
 		}
-		slices.SortFunc(rows, func(a, b clusteredRow) int {
-			for _, i := range sortCols {
-				if c := compareNullsFirst(a.values[i], b.values[i]); c != 0 {
-					return c
-				}
-			}
-			return strings.Compare(a.key, b.key)
-		})
-		n := max(g.NumOutputFileGroups, 1)
-		for i := range n {
-			chunk := rows[len(rows)*i/n : len(rows)*(i+1)/n]
-			if len(chunk) == 0 {
-				continue
-			}
-			tasks = append(tasks, &fileGroupTask{partition: partition, fileID: basefile.NewFileID(), clustered: chunk})
+		for _, chunk := range clusterChunks(inputs, budget) {
+			tasks = append(tasks, &fileGroupTask{partition: chunk[0].Partition, fileID: basefile.NewFileID(),
+				clustered: &clusterChunk{inputs: chunk, sortCols: sortCols}})
 		}
 	}
 	return tasks, nil
+}
+
+// clusterChunks splits the files of a clustering group, in order, into
+// chunks whose total size is at most budget; a file larger than budget is
+// a chunk of its own.
+func clusterChunks(files []read.FileSlice, budget int64) [][]read.FileSlice {
+	var chunks [][]read.FileSlice
+	var size int64
+	for _, f := range files {
+		if n := len(chunks); n == 0 || size+f.Size > budget {
+			chunks, size = append(chunks, nil), 0
+		}
+		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], f)
+		size += f.Size
+	}
+	return chunks
+}
+
+// clusterChunk is the work of one clustering task: the files whose records
+// it rewrites, and the positions of the sort columns in their rows.
+type clusterChunk struct {
+	inputs   []read.FileSlice
+	sortCols []int
 }
 
 // clusteredRow is a stored record a clustering rewrites: its values in the
@@ -305,14 +316,34 @@ func (e *taskEnv) readClustered(ctx context.Context, path string) ([]clusteredRo
 	return out, nil
 }
 
-// writeClustered writes the task's clustered records, which keep their
-// meta fields but the file name (Hudi's clustering preserves them).
-func (m *merger) writeClustered() error {
+// writeClustered reads the records of the task's chunk, sorts them by the
+// sort columns then the record key, and writes them, keeping their meta
+// fields but the file name (Hudi's clustering preserves them).
+func (m *merger) writeClustered(ctx context.Context) error {
+	var rows []clusteredRow
+	for _, in := range m.task.clustered.inputs {
+		more, err := m.env.readClustered(ctx, in.Path)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
+	}
+	sortCols := m.task.clustered.sortCols
+	slices.SortFunc(rows, func(a, b clusteredRow) int {
+		for _, i := range sortCols {
+			if c := compareNullsFirst(a.values[i], b.values[i]); c != 0 {
+				return c
+			}
+		}
+		return strings.Compare(a.key, b.key)
+	})
 	loc := index.Location{PartitionPath: m.task.partition, FileID: m.task.fileID}
-	for _, r := range m.task.clustered {
+	m.puts = make([]index.Put, 0, len(rows))
+	for i, r := range rows {
 		if err := m.writeStored([]byte(r.key), r.values); err != nil {
 			return err
 		}
+		rows[i] = clusteredRow{} // written: its values may go
 		m.puts = append(m.puts, index.Put{Key: r.key, Location: loc})
 		m.inserts++
 	}

@@ -126,6 +126,73 @@ func TestCluster(t *testing.T) {
 	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
 }
 
+// TestClusterInChunks checks that a clustering group larger than the chunk
+// budget is executed in chunks: no output file holds the records of input
+// files larger together than the budget, each output file is sorted, every
+// record is written once, and the index follows the keys.
+func TestClusterInChunks(t *testing.T) {
+	ctx := context.Background()
+	tt := newTripsTable(t, config.MergeEventTime, smallGroupsSettings())
+	gen := trips.NewGenerator(37)
+	for range 6 {
+		tt.write(OpInsert, tripsInput(gen.Inserts(30)))
+	}
+	before := snapshot(t, tt.fsys, "")
+	_, view := tt.latest()
+	inputSize := map[string]int64{} // by file name
+	var largest int64
+	for _, s := range view.LatestSlices() {
+		inputSize[filepath.Base(s.Path)] = s.Size
+		largest = max(largest, s.Size)
+	}
+	budget := 2 * largest
+	tt.w.settings.Clustering.SortColumns = []string{"fare"}
+	tt.w.settings.Clustering.ChunkBytes = budget
+	res, err := tt.w.Cluster(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Written != int64(len(before)) {
+		t.Fatalf("clustering wrote %d records, want %d", res.Written, len(before))
+	}
+	_, view = tt.latest()
+	filesPerPartition := map[string]int{}
+	rows := 0
+	for _, s := range view.LatestSlices() {
+		filesPerPartition[s.Partition]++
+		var fares []float64
+		read := map[string]bool{}
+		var readBytes int64
+		for _, row := range basefiletest.Rows(t, tt.fsys, s.Path) {
+			rows++
+			fares = append(fares, row[9].(float64))
+			from := before[row[2].(string)][4].(string)
+			if !read[from] {
+				read[from] = true
+				readBytes += inputSize[from]
+			}
+		}
+		if readBytes > budget {
+			t.Errorf("file %s holds the records of %d input files of %d bytes, over the budget of %d", s.Path, len(read), readBytes, budget)
+		}
+		if !slices.IsSorted(fares) {
+			t.Errorf("file %s is not sorted by fare: %v", s.Path, fares)
+		}
+	}
+	if rows != len(before) {
+		t.Errorf("the clustered files hold %d rows, want %d", rows, len(before))
+	}
+	for p, n := range filesPerPartition {
+		if n < 2 {
+			t.Errorf("partition %s has %d file groups after clustering; a group of 6 files over a budget of 2 makes at least 3", p, n)
+		}
+	}
+	if after := snapshot(t, tt.fsys, ""); !reflect.DeepEqual(withoutFileNames(after), withoutFileNames(before)) {
+		t.Error("the clustering changed records")
+	}
+	verifyIndex(t, tt.fsys, filepath.Join(tt.dir, ".hoodie", ".index"), tt.dir)
+}
+
 // TestClusterCrashAtEveryStep fails every mutating step of a clustering in
 // turn, as if the process died there: the table reads the same records,
 // an insert meanwhile works, and the next clustering completes the pending

@@ -136,7 +136,7 @@ type merger struct {
 
 func (m *merger) run(ctx context.Context) error {
 	if m.task.clustered != nil {
-		return m.writeClustered()
+		return m.writeClustered(ctx)
 	}
 	if !m.env.changesPlanned {
 		m.puts = make([]index.Put, 0, len(m.task.inserts))

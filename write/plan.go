@@ -217,9 +217,9 @@ type fileGroupTask struct {
 	prev      *read.FileSlice // nil for a new file group
 	work      *groupWork      // nil for a new file group
 	inserts   []*record       // in the order prepare gives
-	// clustered, for a clustering, are the stored records the new file
-	// group takes, in order.
-	clustered []clusteredRow
+	// clustered, for a clustering, is the chunk of stored files whose
+	// records the new file group takes.
+	clustered *clusterChunk
 }
 
 // assignInserts spreads each partition's new records over its small file
