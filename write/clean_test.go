@@ -739,3 +739,54 @@ func TestCleanDeletedPartitionCrashAtEveryStep(t *testing.T) {
 		return ct
 	})
 }
+
+// TestCleanKeepsDeletedPartition keeps, while cleaning past its
+// delete-partition, a partition holding a file of a pending write (as Hudi
+// does), or a file a savepoint keeps (so the savepoint stays restorable).
+func TestCleanKeepsDeletedPartition(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		// hold puts what keeps the partition, and returns the file that
+		// must stay.
+		hold func(ct *cleanerTable, victim string) string
+	}{
+		{"pending write", func(ct *cleanerTable, victim string) string {
+			name := path.Join(victim, basefile.Name{FileID: basefile.NewFileID(), WriteToken: "0-0-0", InstantTime: "29991231235959999"}.String())
+			if err := ct.fsys.WriteFile(ctx, name, []byte("being written")); err != nil {
+				t.Fatal(err)
+			}
+			return name
+		}},
+		{"savepoint", func(ct *cleanerTable, victim string) string {
+			saved := ct.instants[2]
+			if _, err := ct.w.Savepoint(ctx, saved, ""); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range baseFiles(t, ct.fsys)[saved] {
+				if path.Dir(f) == victim {
+					return f
+				}
+			}
+			t.Fatalf("no file of %s in %s", saved, victim)
+			return ""
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ct, victim := newDeletedPartitionTable(t)
+			kept := tc.hold(ct, victim)
+			cr, err := ct.w.Clean(ctx)
+			if err != nil || cr.Deleted == 0 {
+				t.Fatalf("clean: %+v, %v", cr, err)
+			}
+			if _, err := ct.fsys.Stat(ctx, kept); err != nil {
+				t.Errorf("%s: %v, want it kept", kept, err)
+			}
+			parts, err := read.ListPartitions(ctx, ct.fsys)
+			if err != nil || !slices.Contains(parts, victim) {
+				t.Errorf("partitions %v, %v: want %s kept", parts, err, victim)
+			}
+			ct.checkPast(ct.instants[len(ct.instants)-2:]...)
+		})
+	}
+}
