@@ -142,3 +142,52 @@ def test_spark_lists_hoodie_savepoint(cleaned, spark):
 def test_commits_of_both_writers(cleaned):
     # Every commit of the states is on the timeline (none archived).
     assert set(i for i, _ in cleaned["states"]) <= set(commit_instants(cleaned["table"]))
+
+
+@pytest.fixture(scope="module")
+def dropped(spark, hoodie, tmp_path_factory):
+    """A table whose partition p2 hoodiectl deletes, then cleans past the
+    delete; Spark then upserts a key of p2 back, its cleaner on."""
+    table = str(tmp_path_factory.mktemp("dropped") / "trips")
+    hoodie.init(table, name="dropped", key="id", precombine="ts", partition_by="part")
+    model = Model(key_fields=["id"], partition_fields=["part"], precombine="ts")
+    states = []
+
+    def hwrite(op, batch):
+        text = "".join(json.dumps(r) + "\n" for r in batch)
+        instant = hoodie.run(op, table, *CLEANER, stdin=text).strip().splitlines()[-1]
+        (model.insert if op == "bulk-insert" else model.upsert)(batch, instant)
+        states.append((instant, model.copy()))
+
+    hwrite("bulk-insert", [rec(n, 100, "hoodie") for n in range(12)])
+    instant = hoodie.run("delete-partition", table, "p2", *CLEANER).strip().splitlines()[-1]
+    model.delete([k for k, (r, _) in model.rows.items() if r["part"] == "p2"])
+    states.append((instant, model.copy()))
+    for k in range(1, 6):
+        hwrite("upsert", [rec(2 * k, 100 + k, "hoodie")])
+    gone = not os.path.exists(os.path.join(table, "p2"))
+    batch = [rec(3, 200, "spark")]
+    i = spark_write(spark, table, batch, SCHEMA, "upsert", SPARK_OPTS)
+    model.upsert(batch, i)
+    states.append((i, model.copy()))
+    return dict(table=table, states=states, gone=gone)
+
+
+def test_hoodie_cleans_deleted_partition(dropped, spark):
+    assert dropped["gone"], "Hoodie's cleaner left the deleted partition's folder"
+    plans = [hudi_clean(spark, dropped["table"], c) for c in clean_instants(dropped["table"])]
+    marked = [(plan, meta) for plan, meta in plans if plan.getPartitionsToBeDeleted() and plan.getPartitionsToBeDeleted().contains("p2")]
+    assert len(marked) == 1, "no clean, as Hudi parses it, deleted p2"
+    assert marked[0][1].getPartitionMetadata().get("p2").getIsPartitionDeleted()
+
+
+@pytest.mark.parametrize("reader", READERS)
+@pytest.mark.parametrize("kind", ["snapshot", "time_travel"])
+def test_readers_after_deleted_partition_clean(dropped, spark, hoodie, reader, kind):
+    table = dropped["table"]
+    kept = readable(hoodie, table, dropped["states"])
+    if reader == "spark" and kind == "time_travel":
+        _, meta = hudi_clean(spark, table, clean_instants(table)[-1])
+        kept = [(i, m) for i, m in kept if i >= meta.getEarliestCommitToRetain()]
+    problems = check_reader(reader, kind, spark, hoodie, table, kept, COLUMNS)
+    assert not problems, "\n".join(problems)

@@ -179,7 +179,9 @@ func LoadView(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, asOf 
 		entries, err := fsys.ReadDir(ctx, part)
 		if errors.Is(err, fs.ErrNotExist) {
 			// Gone since it was listed: a rollback removes the partitions a
-			// dead write created, which hold no committed file.
+			// dead write created, which hold no committed file, and a clean
+			// the partitions a delete-partition emptied before its earliest
+			// commit to retain, which no retained snapshot reads.
 			continue
 		}
 		if err != nil {

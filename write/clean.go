@@ -13,6 +13,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/timeline"
 )
@@ -206,7 +207,8 @@ func (w *Writer) resumeClean(ctx context.Context, tl *timeline.Timeline, in time
 
 // runClean executes a clean instant's plan, as Hudi's CleanActionExecutor:
 // the requested instant moves to inflight (its file holding the plan
-// again), the files are deleted, and the instant completes with
+// again), the files are deleted, then the partitions the plan empties
+// (of a partitioned table), and the instant completes with
 // HoodieCleanMetadata. A file already gone counts as a failed delete, as
 // Hudi counts it; any other failure to delete stops the clean, which stays
 // pending for the next run. It returns how many files it deleted.
@@ -226,17 +228,10 @@ func (w *Writer) runClean(ctx context.Context, in timeline.Instant, plan *timeli
 		Extra:                  plan.Extra,
 	}
 	policy := w.settings.Cleaner.Policy
-	partitioned := len(w.cfg.PartitionFields) > 0
 	removedPartitions := map[string]bool{}
-	if partitioned {
+	if len(w.cfg.PartitionFields) > 0 {
 		for _, part := range plan.PartitionsToDelete {
-			if part == "" {
-				continue
-			}
-			if err := w.fsys.RemoveAll(ctx, part); err != nil {
-				return 0, fmt.Errorf("clean %s: remove partition %s: %w", in.Time, part, err)
-			}
-			removedPartitions[part] = true
+			removedPartitions[part] = part != ""
 		}
 	}
 	for _, part := range sortedKeys(plan.FilesToDelete) {
@@ -256,6 +251,17 @@ func (w *Writer) runClean(ctx context.Context, in timeline.Instant, plan *timeli
 		}
 		meta.TotalFilesDeleted += len(pm.Deleted)
 		meta.Partitions[part] = pm
+	}
+	// As Hudi, the partitions go after their files, each whole, its
+	// partition metadata file included; a missing one is no failure, so a
+	// clean resumed after a crash finishes.
+	for _, part := range sortedKeys(removedPartitions) {
+		if !removedPartitions[part] {
+			continue
+		}
+		if err := w.fsys.RemoveAll(ctx, part); err != nil {
+			return 0, fmt.Errorf("clean %s: remove partition %s: %w", in.Time, part, err)
+		}
 	}
 	meta.TimeTakenMillis = w.opts.Clock().Sub(start).Milliseconds()
 	out, err := timeline.MarshalCleanMetadata(meta)
@@ -403,7 +409,57 @@ func planClean(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, cfg 
 			}
 		}
 	}
+	plan.PartitionsToDelete, err = emptiedPartitions(ctx, fsys, view, partitions, savepointed, s.Policy != CleanKeepLatestFileVersions, ecr.Time)
+	if err != nil {
+		return nil, err
+	}
 	return plan, nil
+}
+
+// emptiedPartitions are the partitions a clean removes whole, as Hudi's
+// CleanPlanner marks them: no live file group, no file of a pending write
+// (a file of no replaced group), and, when retainCommits, no group
+// replaced at or after the earliest commit to retain ecr, a retained
+// instant still reading it. Unlike Hudi, a partition holding a file a
+// savepoint keeps stays, so that the savepoint can still be restored.
+func emptiedPartitions(ctx context.Context, fsys storage.FS, view *read.View, partitions []string, savepointed map[string]bool, retainCommits bool, ecr string) ([]string, error) {
+	keep := map[string]bool{}
+	for _, g := range view.FileGroups() {
+		keep[g.Partition] = true
+	}
+	replaced := map[string]bool{} // partition + "/" + file ID
+	for _, g := range view.ReplacedFileGroups() {
+		replaced[path.Join(g.Partition, g.FileID)] = true
+		if retainCommits && g.ReplacedBy >= ecr {
+			keep[g.Partition] = true
+		}
+		for _, sl := range g.Slices {
+			if savepointed[path.Base(sl.Path)] {
+				keep[g.Partition] = true
+			}
+		}
+	}
+	out := []string{}
+	for _, part := range partitions {
+		if keep[part] {
+			continue
+		}
+		entries, err := fsys.ReadDir(ctx, part)
+		if err != nil {
+			return nil, fmt.Errorf("plan clean: list partition %q: %w", part, err)
+		}
+		pending := false
+		for _, e := range entries {
+			if name, err := basefile.ParseName(e.Name); err == nil && !replaced[path.Join(part, name.FileID)] {
+				pending = true
+				break
+			}
+		}
+		if !pending {
+			out = append(out, part)
+		}
+	}
+	return out, nil
 }
 
 // savepointedFiles returns the names of the base files the completed

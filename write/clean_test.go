@@ -3,14 +3,17 @@ package write
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/hoodie-dev/hoodie/internal/avrofile"
 	"github.com/hoodie-dev/hoodie/internal/trips"
 	"github.com/hoodie-dev/hoodie/read"
 	"github.com/hoodie-dev/hoodie/storage"
@@ -410,21 +413,39 @@ func TestCleanKeepsSavepoints(t *testing.T) {
 // gone, the retained ones whole), and that the next clean completes the
 // pending one, leaving the files a clean that ran through leaves.
 func TestCleanCrashAtEveryStep(t *testing.T) {
-	ctx := context.Background()
 	settings := CleanerSettings{Policy: CleanKeepLatestCommits, CommitsRetained: 2, MaxCommits: 1}
-	setup := func() *cleanerTable { return newCleanerTable(t, newMemTripsTable(t), 5, settings, nil) }
+	checkCleanCrashes(t, func() *cleanerTable { return newCleanerTable(t, newMemTripsTable(t), 5, settings, nil) })
+}
+
+// checkCleanCrashes is TestCleanCrashAtEveryStep for the tables setup
+// makes, whose clean retains their last two instants: it also checks that
+// the next clean leaves the partition folders a clean that ran through
+// leaves.
+func checkCleanCrashes(t *testing.T, setup func() *cleanerTable) {
+	t.Helper()
+	ctx := context.Background()
 	ct := setup()
 	probe := faultfs.New(ct.fsys, 0)
 	w := NewWriter(probe, ct.w.opts)
 	if _, err := w.Clean(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// The instants whose files stay, by their place among the commits.
-	kept := func(ct *cleanerTable) []int {
-		var out []int
+	// The instants whose files stay, by their place among the commits,
+	// and the folders at the base path.
+	kept := func(ct *cleanerTable) []string {
+		var out []string
 		for i, in := range ct.instants {
 			if _, ok := baseFiles(t, ct.fsys)[in]; ok {
-				out = append(out, i)
+				out = append(out, strconv.Itoa(i))
+			}
+		}
+		entries, err := ct.fsys.ReadDir(ctx, ".")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir && e.Name != storage.MetaFolder {
+				out = append(out, e.Name)
 			}
 		}
 		return out
@@ -436,15 +457,16 @@ func TestCleanCrashAtEveryStep(t *testing.T) {
 	}
 	for failAt := 1; failAt <= steps; failAt++ {
 		ct := setup()
+		retained := ct.instants[len(ct.instants)-2:]
 		ffs := faultfs.New(ct.fsys, failAt)
 		_, err := NewWriter(ffs, ct.w.opts).Clean(ctx)
 		if err != nil && !errors.Is(err, faultfs.ErrInjected) {
 			t.Fatalf("step %d (%s): %v", failAt, ffs.Trace()[failAt-1], err)
 		}
-		if got := dataOf(snapshot(t, ct.fsys, "")); !equalData(got, ct.history[ct.instants[4]]) {
+		if got := dataOf(snapshot(t, ct.fsys, "")); !equalData(got, ct.history[retained[1]]) {
 			t.Fatalf("step %d (%s): the latest snapshot changed", failAt, ffs.Trace()[failAt-1])
 		}
-		ct.checkPast(ct.instants[3:]...)
+		ct.checkPast(retained...)
 		res, err := ct.w.Clean(ctx)
 		if err != nil {
 			t.Fatalf("step %d: the next clean: %v", failAt, err)
@@ -457,9 +479,9 @@ func TestCleanCrashAtEveryStep(t *testing.T) {
 			t.Fatalf("step %d: pending instants after the next clean: %v (%+v)", failAt, p.Instants(), res)
 		}
 		if got := kept(ct); !reflect.DeepEqual(got, want) {
-			t.Fatalf("step %d: after the next clean the commits %v have files, want %v", failAt, got, want)
+			t.Fatalf("step %d: after the next clean the commits and folders %v stay, want %v", failAt, got, want)
 		}
-		ct.checkPast(ct.instants[3:]...)
+		ct.checkPast(retained...)
 	}
 }
 
@@ -592,5 +614,179 @@ func TestSavepointCrashAtEveryStep(t *testing.T) {
 			t.Fatalf("step %d: pending instants: %v", failAt, p.Instants())
 		}
 		ct.checkPast(saved, ct.instants[3], ct.instants[4])
+	}
+}
+
+// newDeletedPartitionTable is a cleaner table keeping 2 commits, of three
+// commits, a delete-partition of the partition it returns, a clean, then
+// two upserts of the other partitions' trips: its next clean retains the
+// upserts only, and so removes the deleted partition. The clean between
+// retains the delete-partition: the partition must stay.
+func newDeletedPartitionTable(t *testing.T) (*cleanerTable, string) {
+	t.Helper()
+	ctx := context.Background()
+	ct := newCleanerTable(t, newMemTripsTable(t), 3, CleanerSettings{Policy: CleanKeepLatestCommits, CommitsRetained: 2, MaxCommits: 1}, nil)
+	gen := trips.NewGenerator(21)
+	initial := gen.Inserts(30)
+	victim := config.EscapePartitionValue(initial[0].PartitionPath)
+	record := func(res *Result) {
+		ct.instants = append(ct.instants, res.Instant)
+		ct.history[res.Instant] = dataOf(snapshot(t, ct.fsys, ""))
+	}
+	res, err := ct.w.DeletePartitions(ctx, []string{victim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	record(res)
+	if cr, err := ct.w.Clean(ctx); err != nil || cr.Instant == "" {
+		t.Fatalf("clean while the delete-partition is retained: %+v, %v", cr, err)
+	}
+	if _, err := ct.fsys.ReadDir(ctx, victim); err != nil {
+		t.Fatalf("the clean retaining the delete-partition removed its partition: %v", err)
+	}
+	var others []trips.Trip
+	for _, tr := range initial {
+		if config.EscapePartitionValue(tr.PartitionPath) != victim {
+			others = append(others, tr)
+		}
+	}
+	for range 2 {
+		record(ct.write(OpUpsert, tripsInput(gen.Updates(others, len(others)))))
+	}
+	return ct, victim
+}
+
+// TestCleanDeletedPartition cleans past a delete-partition: the plan names
+// the partition in partitionsToBeDeleted as Hudi does, the clean removes
+// its folder, and the latest and retained snapshots, the partition listing
+// and the index stay right; writing the partition's trips again brings it
+// back.
+func TestCleanDeletedPartition(t *testing.T) {
+	ctx := context.Background()
+	ct, victim := newDeletedPartitionTable(t)
+	cr, err := ct.w.Clean(ctx)
+	if err != nil || cr.Instant == "" {
+		t.Fatalf("clean: %+v, %v", cr, err)
+	}
+	tl, err := timeline.Load(ctx, ct.fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requested := timeline.Instant{Time: cr.Instant, Action: timeline.ActionClean, State: timeline.StateRequested}
+	data, err := tl.ReadDetails(ctx, requested)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects, err := avrofile.Read(data)
+	if err != nil || len(objects) != 1 {
+		t.Fatalf("cleaner plan %v, %v", objects, err)
+	}
+	if got := objects[0].(map[string]any)["partitionsToBeDeleted"]; !reflect.DeepEqual(got, []any{victim}) {
+		t.Errorf("partitionsToBeDeleted %v, want [%s]", got, victim)
+	}
+	meta, err := tl.ReadCleanMetadata(ctx, timeline.Instant{Time: cr.Instant, Action: timeline.ActionClean, State: timeline.StateCompleted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pm := meta.Partitions[victim]; !pm.PartitionDeleted || len(pm.Deleted) == 0 || len(pm.Failed) != 0 {
+		t.Errorf("clean metadata of %s: %+v, want its files deleted and the partition too", victim, pm)
+	}
+	for part, pm := range meta.Partitions {
+		if part != victim && pm.PartitionDeleted {
+			t.Errorf("clean metadata: partition %s deleted", part)
+		}
+	}
+	if _, err := ct.fsys.ReadDir(ctx, victim); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the deleted partition's folder: %v, want it gone", err)
+	}
+	parts, err := read.ListPartitions(ctx, ct.fsys)
+	if err != nil || slices.Contains(parts, victim) || len(parts) == 0 {
+		t.Errorf("partitions %v, %v: want the others only", parts, err)
+	}
+	latest := ct.instants[len(ct.instants)-1]
+	if !equalData(dataOf(snapshot(t, ct.fsys, "")), ct.history[latest]) {
+		t.Error("the latest snapshot changed")
+	}
+	ct.checkPast(ct.instants[len(ct.instants)-2:]...)
+
+	// The index holds none of the partition's keys: its trips come back
+	// as inserts, each once, in a partition listed again.
+	gen := trips.NewGenerator(21)
+	var back []trips.Trip
+	for _, tr := range gen.Inserts(30) {
+		if config.EscapePartitionValue(tr.PartitionPath) == victim {
+			back = append(back, tr)
+		}
+	}
+	res := ct.write(OpUpsert, tripsInput(back))
+	if res.Inserted != int64(len(back)) {
+		t.Errorf("%d of the partition's %d trips inserted", res.Inserted, len(back))
+	}
+	got := snapshot(t, ct.fsys, "")
+	if want := len(ct.history[latest]) + len(back); len(got) != want {
+		t.Errorf("%d records, want %d", len(got), want)
+	}
+	if parts, err := read.ListPartitions(ctx, ct.fsys); err != nil || !slices.Contains(parts, victim) {
+		t.Errorf("partitions %v, %v: want %s back", parts, err, victim)
+	}
+}
+
+// TestCleanDeletedPartitionCrashAtEveryStep crashes the clean removing a
+// deleted partition at every step: the next clean finishes it.
+func TestCleanDeletedPartitionCrashAtEveryStep(t *testing.T) {
+	checkCleanCrashes(t, func() *cleanerTable {
+		ct, _ := newDeletedPartitionTable(t)
+		return ct
+	})
+}
+
+// TestCleanKeepsDeletedPartition keeps, while cleaning past its
+// delete-partition, a partition holding a file of a pending write (as Hudi
+// does), or a file a savepoint keeps (so the savepoint stays restorable).
+func TestCleanKeepsDeletedPartition(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		// hold puts what keeps the partition, and returns the file that
+		// must stay.
+		hold func(ct *cleanerTable, victim string) string
+	}{
+		{"pending write", func(ct *cleanerTable, victim string) string {
+			name := path.Join(victim, basefile.Name{FileID: basefile.NewFileID(), WriteToken: "0-0-0", InstantTime: "29991231235959999"}.String())
+			if err := ct.fsys.WriteFile(ctx, name, []byte("being written")); err != nil {
+				t.Fatal(err)
+			}
+			return name
+		}},
+		{"savepoint", func(ct *cleanerTable, victim string) string {
+			saved := ct.instants[2]
+			if _, err := ct.w.Savepoint(ctx, saved, ""); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range baseFiles(t, ct.fsys)[saved] {
+				if path.Dir(f) == victim {
+					return f
+				}
+			}
+			t.Fatalf("no file of %s in %s", saved, victim)
+			return ""
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ct, victim := newDeletedPartitionTable(t)
+			kept := tc.hold(ct, victim)
+			cr, err := ct.w.Clean(ctx)
+			if err != nil || cr.Deleted == 0 {
+				t.Fatalf("clean: %+v, %v", cr, err)
+			}
+			if _, err := ct.fsys.Stat(ctx, kept); err != nil {
+				t.Errorf("%s: %v, want it kept", kept, err)
+			}
+			parts, err := read.ListPartitions(ctx, ct.fsys)
+			if err != nil || !slices.Contains(parts, victim) {
+				t.Errorf("partitions %v, %v: want %s kept", parts, err, victim)
+			}
+			ct.checkPast(ct.instants[len(ct.instants)-2:]...)
+		})
 	}
 }

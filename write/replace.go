@@ -144,7 +144,8 @@ func replacedKeys(ctx context.Context, c *commit) ([]string, error) {
 // (Hudi's delete_partition). A partition the table does not hold, or whose
 // file groups a pending replacecommit may replace, refuses the whole
 // delete with nothing committed. The partitions' folders stay, as Hudi
-// leaves them: the cleaner removes their files once no reader needs them.
+// leaves them: the cleaner removes their files, then the folders, once no
+// reader needs them.
 func (w *Writer) DeletePartitions(ctx context.Context, partitions []string) (*Result, error) {
 	if len(partitions) == 0 {
 		return nil, errors.New("no partitions given")
