@@ -10,7 +10,6 @@ savepoint's among them, and Spark must list Hoodie's savepoint.
 """
 
 import glob
-import json
 import os
 
 import pytest
@@ -21,7 +20,18 @@ SCHEMA = "id long, ts long, name string, part string"
 COLUMNS = ["id", "ts", "name", "part"]
 RETAINED = "3"
 CLEANER = ["--set", f"hoodie.cleaner.commits.retained={RETAINED}"]
-SPARK_OPTS = {"hoodie.cleaner.commits.retained": RETAINED}
+CLEANER_SETTINGS = {"hoodie.cleaner.commits.retained": RETAINED}
+SPARK_OPTS = dict(CLEANER_SETTINGS)
+
+
+def model_writer(hoodie, table, model, states):
+    """Returns a function that writes a batch with hoodiectl (the cleaner
+    keeping RETAINED commits), applies it to model and records the state."""
+    def hwrite(op, batch):
+        instant = hoodie.write(op, table, batch, settings=CLEANER_SETTINGS)
+        (model.insert if op == "bulk-insert" else model.upsert)(batch, instant)
+        states.append((instant, model.copy()))
+    return hwrite
 
 
 def rec(n, ts, by):
@@ -40,11 +50,7 @@ def cleaned(spark, hoodie, tmp_path_factory):
     model = Model(key_fields=["id"], partition_fields=["part"], precombine="ts")
     states = []
 
-    def hwrite(op, batch):
-        text = "".join(json.dumps(r) + "\n" for r in batch)
-        instant = hoodie.run(op, table, *CLEANER, stdin=text).strip().splitlines()[-1]
-        (model.insert if op == "bulk-insert" else model.upsert)(batch, instant)
-        states.append((instant, model.copy()))
+    hwrite = model_writer(hoodie, table, model, states)
 
     hwrite("bulk-insert", [rec(n, 100, "hoodie") for n in range(12)])
     savepoint = None
@@ -153,11 +159,7 @@ def dropped(spark, hoodie, tmp_path_factory):
     model = Model(key_fields=["id"], partition_fields=["part"], precombine="ts")
     states = []
 
-    def hwrite(op, batch):
-        text = "".join(json.dumps(r) + "\n" for r in batch)
-        instant = hoodie.run(op, table, *CLEANER, stdin=text).strip().splitlines()[-1]
-        (model.insert if op == "bulk-insert" else model.upsert)(batch, instant)
-        states.append((instant, model.copy()))
+    hwrite = model_writer(hoodie, table, model, states)
 
     hwrite("bulk-insert", [rec(n, 100, "hoodie") for n in range(12)])
     instant = hoodie.run("delete-partition", table, "p2", *CLEANER).strip().splitlines()[-1]
