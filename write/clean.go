@@ -211,7 +211,8 @@ func (w *Writer) resumeClean(ctx context.Context, tl *timeline.Timeline, in time
 // (of a partitioned table), and the instant completes with
 // HoodieCleanMetadata. A file already gone counts as a failed delete, as
 // Hudi counts it; any other failure to delete stops the clean, which stays
-// pending for the next run. It returns how many files it deleted.
+// pending for the next run. The files are deleted concurrently
+// (removeFiles). It returns how many files it deleted.
 func (w *Writer) runClean(ctx context.Context, in timeline.Instant, plan *timeline.CleanerPlan, data []byte) (int, error) {
 	start := w.opts.Clock()
 	if in.State == timeline.StateRequested {
@@ -234,12 +235,19 @@ func (w *Writer) runClean(ctx context.Context, in timeline.Instant, plan *timeli
 			removedPartitions[part] = part != ""
 		}
 	}
-	for _, part := range sortedKeys(plan.FilesToDelete) {
+	parts := sortedKeys(plan.FilesToDelete)
+	var files []string
+	for _, part := range parts {
+		files = append(files, plan.FilesToDelete[part]...)
+	}
+	errs := removeFiles(ctx, w.fsys, files)
+	for _, part := range parts {
 		pm := timeline.CleanPartitionMetadata{Partition: part, Policy: policy, PartitionDeleted: removedPartitions[part]}
 		for _, f := range plan.FilesToDelete[part] {
 			name := path.Base(f)
 			pm.DeletePatterns = append(pm.DeletePatterns, name)
-			err := w.fsys.Remove(ctx, f)
+			err := errs[0]
+			errs = errs[1:]
 			switch {
 			case err == nil:
 				pm.Deleted = append(pm.Deleted, name)

@@ -414,14 +414,15 @@ func TestCleanKeepsSavepoints(t *testing.T) {
 // pending one, leaving the files a clean that ran through leaves.
 func TestCleanCrashAtEveryStep(t *testing.T) {
 	settings := CleanerSettings{Policy: CleanKeepLatestCommits, CommitsRetained: 2, MaxCommits: 1}
-	checkCleanCrashes(t, func() *cleanerTable { return newCleanerTable(t, newMemTripsTable(t), 5, settings, nil) })
+	checkCleanCrashes(t, func() *cleanerTable { return newCleanerTable(t, newMemTripsTable(t), 5, settings, nil) }, nil)
 }
 
 // checkCleanCrashes is TestCleanCrashAtEveryStep for the tables setup
 // makes, whose clean retains their last two instants: it also checks that
 // the next clean leaves the partition folders a clean that ran through
-// leaves.
-func checkCleanCrashes(t *testing.T, setup func() *cleanerTable) {
+// leaves. When between is not nil, it runs after each crash, before the
+// readers' checks and the next clean.
+func checkCleanCrashes(t *testing.T, setup func() *cleanerTable, between func(*cleanerTable)) {
 	t.Helper()
 	ctx := context.Background()
 	ct := setup()
@@ -462,6 +463,9 @@ func checkCleanCrashes(t *testing.T, setup func() *cleanerTable) {
 		_, err := NewWriter(ffs, ct.w.opts).Clean(ctx)
 		if err != nil && !errors.Is(err, faultfs.ErrInjected) {
 			t.Fatalf("step %d (%s): %v", failAt, ffs.Trace()[failAt-1], err)
+		}
+		if between != nil {
+			between(ct)
 		}
 		if got := dataOf(snapshot(t, ct.fsys, "")); !equalData(got, ct.history[retained[1]]) {
 			t.Fatalf("step %d (%s): the latest snapshot changed", failAt, ffs.Trace()[failAt-1])
@@ -737,7 +741,36 @@ func TestCleanDeletedPartitionCrashAtEveryStep(t *testing.T) {
 	checkCleanCrashes(t, func() *cleanerTable {
 		ct, _ := newDeletedPartitionTable(t)
 		return ct
+	}, nil)
+}
+
+// TestArchiveWhileDeletedPartitionCleanPending archives the timeline right
+// after the clean removing a deleted partition crashed at each step, and
+// before the next clean: archival keeps the delete-partition while its
+// replaced files may still be on disk (the last completed clean retains
+// it), the readers read right, and the next clean finishes the partition.
+func TestArchiveWhileDeletedPartitionCleanPending(t *testing.T) {
+	ctx := context.Background()
+	archived := 0
+	checkCleanCrashes(t, func() *cleanerTable {
+		ct, _ := newDeletedPartitionTable(t)
+		return ct
+	}, func(ct *cleanerTable) {
+		ct.w.settings.Archive = ArchiveSettings{MinCommits: 3, MaxCommits: 4}
+		res, err := ct.w.Archive(ctx)
+		if err != nil {
+			t.Fatalf("archive while a clean is pending: %v", err)
+		}
+		for _, in := range res.Archived {
+			if in.Action == timeline.ActionReplaceCommit {
+				t.Fatalf("archived the delete-partition %s before its partition was cleaned", in)
+			}
+		}
+		archived += len(res.Archived)
 	})
+	if archived == 0 {
+		t.Fatal("archival archived nothing: the test checks nothing")
+	}
 }
 
 // TestCleanKeepsDeletedPartition keeps, while cleaning past its

@@ -176,9 +176,9 @@ func removeWrittenFiles(ctx context.Context, fsys storage.FS, in timeline.Instan
 	if err != nil {
 		return err
 	}
-	for _, f := range files {
-		if err := fsys.Remove(ctx, f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove %s: %w", f, err)
+	for i, err := range removeFiles(ctx, fsys, files) {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", files[i], err)
 		}
 	}
 	if err := removeCreatedPartitions(ctx, fsys, in.Time, files); err != nil {

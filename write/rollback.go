@@ -357,14 +357,15 @@ func (w *Writer) runRollback(ctx context.Context, rb timeline.Instant, publish b
 	var removed []string
 	for _, req := range plan.Requests() {
 		for _, f := range req.FilesToBeDeleted {
-			rel := planFile(req.PartitionPath, f)
-			if err := w.fsys.Remove(ctx, rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("roll back %s: remove %s: %w", target.Time, rel, err)
-			}
-			// A file already gone was deleted by an earlier attempt, and
-			// counts as deleted, as in Hudi.
 			deleted[req.PartitionPath] = append(deleted[req.PartitionPath], f)
-			removed = append(removed, rel)
+			removed = append(removed, planFile(req.PartitionPath, f))
+		}
+	}
+	for i, err := range removeFiles(ctx, w.fsys, removed) {
+		// A file already gone was deleted by an earlier attempt, and
+		// counts as deleted, as in Hudi.
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("roll back %s: remove %s: %w", target.Time, removed[i], err)
 		}
 	}
 	if err := removeCreatedPartitions(ctx, w.fsys, target.Time, removed); err != nil {
