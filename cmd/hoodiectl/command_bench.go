@@ -45,6 +45,11 @@ removed at the end:
   hoodie: upsert       1,000 then 100,000 keys, half updates and half new
   hoodie: delete 1k    1,000 existing keys
   read: time travel    every column as of the first commit, after the writes
+  hoodie: upsert 1k, cleaner off / automatic clean
+                       the 1,000-key upsert with hoodie.clean.automatic=false,
+                       and with the cleaner keeping one commit (every clean
+                       deletes files); three pairs a run, alternating which
+                       goes first
 
 Every run checks its results and fails on a wrong one: row counts after each
 step, fare sums, sampled keys read back with their new fares, deleted keys
