@@ -130,23 +130,8 @@ func (w *Writer) clean(ctx context.Context) (*CleanResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	pending := tl.Filter(func(in timeline.Instant) bool {
-		return in.Action == timeline.ActionClean && in.State != timeline.StateCompleted
-	})
-	for _, in := range pending.Instants() {
-		done, n, err := w.resumeClean(ctx, tl, in)
-		if err != nil {
-			return nil, err
-		}
-		if done {
-			res.Resumed = append(res.Resumed, in.Time)
-			res.Deleted += n
-		}
-	}
-	if len(res.Resumed) > 0 {
-		if tl, err = timeline.Load(ctx, w.fsys); err != nil {
-			return nil, err
-		}
+	if tl, err = w.finishPendingCleans(ctx, tl, res); err != nil {
+		return nil, err
 	}
 	due, err := w.cleanDue(ctx, tl)
 	if err != nil || !due {
@@ -174,6 +159,32 @@ func (w *Writer) clean(ctx context.Context) (*CleanResult, error) {
 	res.Instant = requested.Time
 	res.Deleted += n
 	return res, nil
+}
+
+// finishPendingCleans completes the cleans of tl that earlier runs left
+// pending, recording them in res, and returns the timeline after them.
+// The services that decide from the files on disk which files a table
+// still needs (rollback, restore, savepoint) call it first: a pending
+// plan was made before them, and run after them it would delete files
+// they made needed again.
+func (w *Writer) finishPendingCleans(ctx context.Context, tl *timeline.Timeline, res *CleanResult) (*timeline.Timeline, error) {
+	pending := tl.Filter(func(in timeline.Instant) bool {
+		return in.Action == timeline.ActionClean && in.State != timeline.StateCompleted
+	})
+	if pending.Len() == 0 {
+		return tl, nil
+	}
+	for _, in := range pending.Instants() {
+		done, n, err := w.resumeClean(ctx, tl, in)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			res.Resumed = append(res.Resumed, in.Time)
+			res.Deleted += n
+		}
+	}
+	return timeline.Load(ctx, w.fsys)
 }
 
 // resumeClean completes a clean an earlier run left pending, re-running
@@ -262,9 +273,21 @@ func (w *Writer) runClean(ctx context.Context, in timeline.Instant, plan *timeli
 	}
 	// As Hudi, the partitions go after their files, each whole, its
 	// partition metadata file included; a missing one is no failure, so a
-	// clean resumed after a crash finishes.
+	// clean resumed after a crash finishes. Unlike Hudi, a partition that
+	// holds a base file the plan did not name stays: a write filled it
+	// again after a crash left this clean pending.
 	for _, part := range sortedKeys(removedPartitions) {
 		if !removedPartitions[part] {
+			continue
+		}
+		held, err := holdsBaseFile(ctx, w.fsys, part)
+		if err != nil {
+			return 0, fmt.Errorf("clean %s: %w", in.Time, err)
+		}
+		if held {
+			pm := meta.Partitions[part]
+			pm.Partition, pm.Policy, pm.PartitionDeleted = part, policy, false
+			meta.Partitions[part] = pm
 			continue
 		}
 		if err := w.fsys.RemoveAll(ctx, part); err != nil {
@@ -280,6 +303,24 @@ func (w *Writer) runClean(ctx context.Context, in timeline.Instant, plan *timeli
 		return 0, err
 	}
 	return meta.TotalFilesDeleted, nil
+}
+
+// holdsBaseFile reports whether the partition folder part holds a base
+// file; a folder that is gone holds none.
+func holdsBaseFile(ctx context.Context, fsys storage.FS, part string) (bool, error) {
+	entries, err := fsys.ReadDir(ctx, part)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("list partition %q: %w", part, err)
+	}
+	for _, e := range entries {
+		if _, err := basefile.ParseName(e.Name); err == nil && !e.IsDir {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // cleanDue reports whether enough commits completed since the last clean

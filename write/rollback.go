@@ -111,8 +111,9 @@ func completedRollbackOf(ctx context.Context, tl *timeline.Timeline, instant str
 
 // asService runs fn as a table service: holding the writer lock, on a
 // table Hoodie writes, once the services and writes that failed before
-// are completed or rolled back (see recover) and Spark's metadata table is
-// dropped (see dropMetadataTable), with the timeline then.
+// are completed or rolled back (see recover), Spark's metadata table is
+// dropped (see dropMetadataTable) and pending cleans are completed (see
+// finishPendingCleans), with the timeline then.
 func (w *Writer) asService(ctx context.Context, fn func(tl *timeline.Timeline) error) error {
 	unlock, err := w.lockTable(ctx)
 	if err != nil {
@@ -133,6 +134,9 @@ func (w *Writer) asService(ctx context.Context, fn func(tl *timeline.Timeline) e
 	}
 	tl, err := timeline.Load(ctx, w.fsys)
 	if err != nil {
+		return err
+	}
+	if tl, err = w.finishPendingCleans(ctx, tl, &CleanResult{}); err != nil {
 		return err
 	}
 	return fn(tl)
@@ -193,6 +197,29 @@ func refuseSavepointed(tl *timeline.Timeline, target timeline.Instant, what stri
 	return nil
 }
 
+// refuseLastActive refuses to roll back target, the only completed write
+// of the active timeline, when the archived timeline holds writes before
+// it.
+func refuseLastActive(ctx context.Context, fsys storage.FS, target timeline.Instant) error {
+	arch, err := archivetl.Load(ctx, fsys)
+	if err != nil {
+		return err
+	}
+	latest := ""
+	for _, in := range arch.Instants() {
+		switch in.Action {
+		case timeline.ActionCommit, timeline.ActionDeltaCommit, timeline.ActionReplaceCommit:
+			if in.State == timeline.StateCompleted && in.Time < target.Time {
+				latest = max(latest, in.Time)
+			}
+		}
+	}
+	if latest == "" {
+		return nil
+	}
+	return &RefusedError{fmt.Errorf("write %s cannot be rolled back: it is the only write left on the active timeline, and the writes before it (%s and older) are archived; without it the table would read empty", target.Time, latest)}
+}
+
 // refuseCleanedPast refuses to roll back target, the latest write, when the
 // table without it would lack files: the versions of the file groups it
 // rewrote, or the file groups it replaced, that were cleaned since. Hudi
@@ -207,9 +234,13 @@ func refuseCleanedPast(ctx context.Context, fsys storage.FS, tl *timeline.Timeli
 		asOf = prev.Time
 	}
 	// An empty asOf would be the latest view: with no write before
-	// target, there is nothing to bring back.
+	// target on the active timeline, there is nothing to bring back,
+	// unless the writes before it were archived. Readers find the files
+	// of archived writes from the first active commit on: without one,
+	// the table would read empty, and come back whole, keys twice, with
+	// the next write.
 	if asOf == "" {
-		return nil
+		return refuseLastActive(ctx, fsys, target)
 	}
 	gone := func(what string) error {
 		return &RefusedError{fmt.Errorf("write %s cannot be rolled back: %s, which the table needs without it, was cleaned since", target.Time, what)}

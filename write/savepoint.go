@@ -33,7 +33,9 @@ var ErrNoSuchSavepoint = errors.New("no such savepoint")
 // cleaner keeps them. Only a completed commit (or replacecommit) of the
 // active timeline can be savepointed, not one older than the earliest
 // commit the last clean retained (Hudi's rule), nor one whose files are
-// gone, nor one savepointed already. comment is kept in the metadata.
+// gone, nor one savepointed already. comment is kept in the metadata. A
+// clean left pending is completed first: its plan did not know of the
+// savepoint.
 func (w *Writer) Savepoint(ctx context.Context, instant, comment string) (timeline.Instant, error) {
 	unlock, err := w.lockForService(ctx)
 	if err != nil {
@@ -42,6 +44,11 @@ func (w *Writer) Savepoint(ctx context.Context, instant, comment string) (timeli
 	defer unlock()
 	tl, err := timeline.Load(ctx, w.fsys)
 	if err != nil {
+		return timeline.Instant{}, err
+	}
+	// A pending clean's plan did not know of the savepoint: it runs to
+	// the end first, and the checks below see what it deleted.
+	if tl, err = w.finishPendingCleans(ctx, tl, &CleanResult{}); err != nil {
 		return timeline.Instant{}, err
 	}
 	refuse := func(format string, args ...any) error {
