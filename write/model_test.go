@@ -305,13 +305,15 @@ func runModelOn(t *testing.T, mode config.MergeMode, seed uint64, steps int, tab
 		for _, r := range rows {
 			in.Rows = append(in.Rows, []any{r.key, r.ts, r.rider, r.fare, r.partition, r.deleted})
 		}
-		if indexDir := filepath.Join(tt.dir, ".hoodie", ".index"); step > 0 && rng.IntN(4) == 0 {
+		want, wantErr := applyModel(model, op, mode, rows)
+		// Only before a write that commits: a refused one may stop before
+		// it opens the index, and the flip would outlive the run.
+		if indexDir := filepath.Join(tt.dir, ".hoodie", ".index"); step > 0 && !wantErr && rng.IntN(4) == 0 {
 			if _, err := os.Stat(indexDir); err == nil {
 				damage.FlipRandomBit(t, rng, indexDir)
 			}
 		}
 		res, err := tt.w.Write(context.Background(), op, in)
-		want, wantErr := applyModel(model, op, mode, rows)
 		if wantErr {
 			if !errors.Is(err, ErrRefused) {
 				t.Fatalf("step %d %s: got %v, want a refusal", step, op, err)
@@ -394,7 +396,9 @@ func rollbackStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, instant
 		checkSnapshot(t, fmt.Sprintf("step %d, after a refused rollback", step), snapshot(t, tt.fsys, ""), history[latest], table)
 	}
 	if _, err := tt.w.Rollback(ctx, latest); err != nil {
-		if !sure && errors.Is(err, ErrRefused) && strings.Contains(err.Error(), "was cleaned since") {
+		// Without the latest write, the table must not lack files the
+		// cleaner removed, nor read without the writes archival moved.
+		if errors.Is(err, ErrRefused) && (!sure && strings.Contains(err.Error(), "was cleaned since") || strings.Contains(err.Error(), "the only write left on the active timeline")) {
 			checkSnapshot(t, fmt.Sprintf("step %d, after a refused rollback", step), snapshot(t, tt.fsys, ""), history[latest], table)
 			return instants, history[latest]
 		}
@@ -423,6 +427,11 @@ func serviceStep(t *testing.T, tt *testTable, rng *rand.Rand, step int, instants
 	case 1:
 		latest := instants[len(instants)-1]
 		_, err := tt.w.Savepoint(ctx, latest, "model")
+		// Hudi's rule: no savepoint older than the earliest commit the
+		// last clean retained, which may be a write rolled back since.
+		if err != nil && !savepoints[latest] && strings.Contains(err.Error(), "the last clean retained commits from") {
+			return
+		}
 		if savepoints[latest] != (err != nil) {
 			t.Fatalf("step %d: savepoint %s (savepointed already: %v): %v", step, latest, savepoints[latest], err)
 		}
