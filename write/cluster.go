@@ -64,7 +64,9 @@ const (
 // completed instead, from its plan, as Hudi's next clustering does: the
 // files its earlier attempt wrote are removed first. Until a clustering
 // completes, writes leave its file groups alone (see pendingReplaces), as
-// Hudi's do, so its plan stays right.
+// Hudi's do, so its plan stays right; writes that committed meanwhile put
+// the record index past the clustering's instant, and the index is then
+// rebuilt from the latest snapshot (see syncIndexLate).
 func (w *Writer) Cluster(ctx context.Context) (*Result, error) {
 	unlock, tl, view, err := w.beginOnView(ctx, OpCluster)
 	if err != nil {
@@ -346,6 +348,38 @@ func (m *merger) writeClustered(ctx context.Context) error {
 		rows[i] = clusteredRow{} // written: its values may go
 		m.puts = append(m.puts, index.Put{Key: r.key, Location: loc})
 		m.inserts++
+	}
+	return nil
+}
+
+// completedLate reports whether the commit is a resumed clustering older
+// than the record index's watermark: commits after its instant completed
+// while it was pending, and the index, caught up to them, refuses its
+// changes (index.ErrOutOfOrder).
+func (c *commit) completedLate() bool {
+	return c.resume.Time != "" && c.instant.Time < c.idx.Watermark()
+}
+
+// syncIndexLate brings the record index to the table's latest view after a
+// clustering completed late (see completedLate). Its completion changed the
+// view as of the watermark, so the index no longer has that view's digest,
+// and syncIndex rebuilds it from the latest snapshot, as the next write's
+// catch-up would. The writes after the clustering left its file groups
+// alone, but the index records only the view as of its watermark, not the
+// commits that led to it, so the clustering's key moves cannot be applied
+// under it. Until the rebuild is done, a crash leaves the index with the
+// old digest, which the next catch-up rebuilds the same way.
+func (c *commit) syncIndexLate(ctx context.Context) error {
+	tl, err := timeline.Load(ctx, c.w.fsys)
+	if err != nil {
+		return fmt.Errorf("load the timeline: %w", err)
+	}
+	latest, err := read.LoadView(ctx, c.w.fsys, tl, "")
+	if err != nil {
+		return fmt.Errorf("load the latest view: %w", err)
+	}
+	if err := syncIndex(ctx, c.w.fsys, tl, c.idx, latest); err != nil {
+		return fmt.Errorf("rebuild it after clustering %s completed late: %w", c.instant.Time, err)
 	}
 	return nil
 }

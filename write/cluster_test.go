@@ -197,7 +197,10 @@ func TestClusterInChunks(t *testing.T) {
 // turn, as if the process died there: the table reads the same records,
 // an insert meanwhile works, and the next clustering completes the pending
 // one (or has nothing left to do), leaving no pending instant and the
-// index right.
+// index right. Neither the insert nor the next clustering warns, and the
+// failed clustering, if it completed, warns only of the injected fault:
+// completing a clustering after the insert, older than the index's
+// watermark, must bring the index in step, not fail to.
 func TestClusterCrashAtEveryStep(t *testing.T) {
 	ctx := context.Background()
 	gen := trips.NewGenerator(32)
@@ -228,19 +231,34 @@ func TestClusterCrashAtEveryStep(t *testing.T) {
 	for failAt := 1; failAt <= steps; failAt++ {
 		mem, dir := setup(t)
 		ffs := faultfs.New(mem, failAt)
-		_, err := NewWriter(ffs, Options{Settings: settings, IndexDir: dir, TableID: dir}).Cluster(ctx)
+		res, err := NewWriter(ffs, Options{Settings: settings, IndexDir: dir, TableID: dir}).Cluster(ctx)
 		if err != nil && !errors.Is(err, faultfs.ErrInjected) {
 			t.Fatalf("step %d (%s): unexpected error %v", failAt, ffs.Trace()[failAt-1], err)
+		}
+		if err == nil {
+			for _, w := range res.Warnings {
+				if !errors.Is(w, faultfs.ErrInjected) {
+					t.Errorf("step %d (%s): a warning not of the injected fault: %v", failAt, ffs.Trace()[failAt-1], w)
+				}
+			}
 		}
 		if got := dataOf(snapshot(t, mem, "")); !equalData(got, before) {
 			t.Fatalf("step %d (%s): the records changed", failAt, ffs.Trace()[failAt-1])
 		}
 		w := NewWriter(mem, Options{Settings: settings, IndexDir: dir, TableID: dir})
-		if _, err := w.Write(ctx, OpInsert, tripsInput(extra)); err != nil {
+		ins, err := w.Write(ctx, OpInsert, tripsInput(extra))
+		if err != nil {
 			t.Fatalf("step %d: an insert after the failed clustering: %v", failAt, err)
 		}
-		if _, err := w.Cluster(ctx); err != nil {
+		for _, w := range ins.Warnings {
+			t.Errorf("step %d: the insert after the failed clustering warned: %v", failAt, w)
+		}
+		next, err := w.Cluster(ctx)
+		if err != nil {
 			t.Fatalf("step %d: the next clustering: %v", failAt, err)
+		}
+		for _, w := range next.Warnings {
+			t.Errorf("step %d: the next clustering warned: %v", failAt, w)
 		}
 		want := dataOf(snapshot(t, mem, ""))
 		if len(want) != len(before)+len(extra) {

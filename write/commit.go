@@ -492,10 +492,12 @@ func (c *commit) finish(ctx context.Context, res *Result) {
 	// The index was caught up to c.view: with this commit's slices, the
 	// view as of it, unless a commit completed meanwhile with an earlier
 	// instant time, which the next catch-up then finds.
-	digest := read.DigestSlices(c.after())
-	if c.prepared != nil {
+	switch digest := read.DigestSlices(c.after()); {
+	case c.prepared != nil:
 		warn("updating the record index", c.prepared.Commit(ctx, digest))
-	} else {
+	case c.completedLate():
+		warn("updating the record index", c.syncIndexLate(ctx))
+	default:
 		changes := c.changes()
 		changes.ViewDigest = digest
 		warn("updating the record index", c.idx.Apply(ctx, c.instant.Time, changes))
