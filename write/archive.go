@@ -12,6 +12,7 @@ import (
 
 	"github.com/hoodie-dev/hoodie/internal/avrofile"
 	"github.com/hoodie-dev/hoodie/storage"
+	"github.com/hoodie-dev/hoodie/storage/basefile"
 	"github.com/hoodie-dev/hoodie/timeline"
 	archivetl "github.com/hoodie-dev/hoodie/timeline/archive"
 )
@@ -95,16 +96,25 @@ type ArchiveResult struct {
 // oldest pending write (nor the pending write itself), at or after the
 // earliest commit the latest clean retains, nor a replacecommit whose
 // replaced files the cleaner has not removed (Hudi's
-// ClusteringUtils.getOldestInstantToRetainForClustering). Completed cleans
-// and completed rollbacks are archived apart, by the same bounds.
+// ClusteringUtils.getOldestInstantToRetainForClustering). Beyond Hudi, it
+// never archives a replacecommit, nor what follows it, while a base file
+// of a file group it replaced is still in its partition folder: the view
+// would take that file, older than the first active commit, for a live
+// one, and readers would see its records twice. Completed cleans and
+// completed rollbacks are archived apart, by the same bounds.
 //
 // Every file of an archived instant (requested, inflight, completed) is
 // written to a new archive file, which appears whole, before any is
 // deleted from the active timeline; then the pending files are deleted,
 // then the completed ones in instant order, so that a crash at any point
 // leaves the instants on one timeline or the other and never an orphaned
-// inflight file that a later write would roll back. The next run archives
-// what a crashed one left, without writing an entry twice.
+// inflight file that a later write would roll back. An instant a crashed
+// run left on both timelines stays active until the bounds let it go, as
+// any other (a savepoint taken on it since keeps it); a later run then
+// removes it from the active timeline without writing it to the archive
+// again, and finishes the crashed run's work as far as the bounds allow
+// even when fewer than MaxCommits commits are active. What it removes is
+// always the oldest of the active timeline.
 func (w *Writer) Archive(ctx context.Context) (*ArchiveResult, error) {
 	unlock, err := w.lockTable(ctx)
 	if err != nil {
@@ -137,25 +147,41 @@ func (w *Writer) archive(ctx context.Context) (*ArchiveResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	chosen, err := instantsToArchive(ctx, tl, settings)
+	chosen, err := instantsToArchive(ctx, w.fsys, tl, settings, nil)
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
-	last, err := lastArchived(ctx, w.fsys)
-	if err != nil {
-		return nil, err
-	}
-	// An archival that died after writing its file left what it archived
-	// on the active timeline too: finish its work.
-	for _, in := range tl.Completed().Instants() {
-		if last[in] && !slices.Contains(chosen, in) {
-			chosen = append(chosen, in)
+	var archived map[timeline.Instant]bool
+	if len(chosen) == 0 {
+		// Nothing is due, but an archival that died after writing its file
+		// may have left what it archived on the active timeline too: finish
+		// its work as far as the bounds allow now. Only the latest archive
+		// file is read to tell (as cheap as an archival after a commit must
+		// stay); what an earlier crashed run left goes with the next due
+		// archival.
+		leftover, err := activeInLastArchive(ctx, w.fsys, tl)
+		if err != nil {
+			return nil, err
+		}
+		if !leftover {
+			return &ArchiveResult{}, nil
+		}
+		if archived, err = allArchived(ctx, w.fsys); err != nil {
+			return nil, err
+		}
+		chosen, err = instantsToArchive(ctx, w.fsys, tl, settings, archived)
+		if err != nil {
+			return nil, fmt.Errorf("archive: %w", err)
 		}
 	}
-	sort.Slice(chosen, func(i, j int) bool { return timeline.Less(chosen[i], chosen[j]) })
 	res := &ArchiveResult{Archived: chosen}
 	if len(chosen) == 0 {
 		return res, nil
+	}
+	if archived == nil {
+		if archived, err = allArchived(ctx, w.fsys); err != nil {
+			return nil, err
+		}
 	}
 	files, err := w.instantFiles(ctx, chosen)
 	if err != nil {
@@ -175,7 +201,8 @@ func (w *Writer) archive(ctx context.Context) (*ArchiveResult, error) {
 		e.StateTransitionTime = timeline.FormatInstantTimeIn(f.modTime, loc)
 		entries = append(entries, e)
 	}
-	entries = slices.DeleteFunc(entries, func(e archivetl.Entry) bool { return last[e.Instant] })
+	// What a crashed archival wrote is not written twice.
+	entries = slices.DeleteFunc(entries, func(e archivetl.Entry) bool { return archived[e.Instant] })
 	if len(entries) > 0 {
 		if res.File, err = archivetl.Append(ctx, w.fsys, entries, settings.Batch); err != nil {
 			return nil, err
@@ -249,43 +276,76 @@ func (w *Writer) instantFiles(ctx context.Context, instants []timeline.Instant) 
 	return out, nil
 }
 
-// lastArchived returns the instants, in each state, that the latest
-// archive file holds: an archival that died before it removed what it
-// archived from the active timeline wrote it.
-func lastArchived(ctx context.Context, fsys storage.FS) (map[timeline.Instant]bool, error) {
+// activeInLastArchive reports whether the latest archive file holds an
+// instant still completed on the active timeline: an archival died after
+// it wrote the file and before it removed all it archived. It reads one
+// archive file, as every archival does.
+func activeInLastArchive(ctx context.Context, fsys storage.FS, tl *timeline.Timeline) (bool, error) {
 	files, err := archivetl.ListFiles(ctx, fsys)
 	if err != nil || len(files) == 0 {
-		return nil, err
+		return false, err
 	}
 	last := path.Join(archivetl.Folder, files[len(files)-1].Name)
 	data, err := fsys.ReadFile(ctx, last)
 	if err != nil {
-		return nil, fmt.Errorf("archive: read %s: %w", last, err)
+		return false, fmt.Errorf("archive: read %s: %w", last, err)
 	}
-	archived, _, err := archivetl.Decode(data)
+	entries, _, err := archivetl.Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("archive: %s: %w", last, err)
+		return false, fmt.Errorf("archive: %s: %w", last, err)
 	}
-	have := make(map[timeline.Instant]bool, len(archived))
-	for _, e := range archived {
+	completed := tl.Completed()
+	for _, e := range entries {
+		if e.Instant.State == timeline.StateCompleted && completed.Contains(e.Instant.Time) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// allArchived returns every instant, in each state, that the table's
+// archive files hold.
+func allArchived(ctx context.Context, fsys storage.FS) (map[timeline.Instant]bool, error) {
+	arch, err := archivetl.Load(ctx, fsys)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	entries := arch.Entries()
+	have := make(map[timeline.Instant]bool, len(entries))
+	for _, e := range entries {
 		have[e.Instant] = true
 	}
 	return have, nil
 }
 
 // instantsToArchive chooses the instants to archive (see Writer.Archive),
-// in timeline order.
-func instantsToArchive(ctx context.Context, tl *timeline.Timeline, s ArchiveSettings) ([]timeline.Instant, error) {
+// in timeline order. With archived nil, it chooses what is due: the
+// oldest of an action once there are more than s.MaxCommits of it, as
+// far as the bounds allow. Otherwise it finishes a crashed archival: of
+// the instants the bounds allow, whether due or not, it chooses the
+// oldest of each action as long as archived holds them completed, so
+// that what it removes from the active timeline is always its oldest.
+func instantsToArchive(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, s ArchiveSettings, archived map[timeline.Instant]bool) ([]timeline.Instant, error) {
 	var out []timeline.Instant
+	due := func(n int) bool { return archived != nil && n > s.MinCommits || n > s.MaxCommits }
+	// take appends the instants of allowed that go.
+	take := func(allowed []timeline.Instant) {
+		for _, in := range allowed {
+			if archived != nil && !archived[in] {
+				return
+			}
+			out = append(out, in)
+		}
+	}
 	// Cleans and rollbacks, each action apart.
 	for _, action := range []timeline.Action{timeline.ActionClean, timeline.ActionRollback} {
 		done := tl.Completed().Filter(func(in timeline.Instant) bool { return in.Action == action }).Instants()
-		if len(done) > s.MaxCommits {
-			out = append(out, done[:len(done)-s.MinCommits]...)
+		if due(len(done)) {
+			take(done[:len(done)-s.MinCommits])
 		}
 	}
 	commits := tl.CompletedCommits().Instants()
-	if len(commits) <= s.MaxCommits {
+	if !due(len(commits)) {
 		sort.Slice(out, func(i, j int) bool { return timeline.Less(out[i], out[j]) })
 		return out, nil
 	}
@@ -293,16 +353,77 @@ func instantsToArchive(ctx context.Context, tl *timeline.Timeline, s ArchiveSett
 	if err != nil {
 		return nil, err
 	}
-	n := 0
-	for _, c := range commits {
-		if n == len(commits)-s.MinCommits || bound != "" && c.Time >= bound {
-			break
-		}
-		out = append(out, c)
-		n++
+	allowed := commits[:len(commits)-s.MinCommits]
+	if bound != "" {
+		allowed = slices.DeleteFunc(slices.Clone(allowed), func(c timeline.Instant) bool { return c.Time >= bound })
 	}
+	// A replacecommit whose replaced files are still there stays, with
+	// what follows it.
+	if bound, err = replacedFilesBound(ctx, fsys, tl, allowed); err != nil {
+		return nil, err
+	}
+	if bound != "" {
+		allowed = slices.DeleteFunc(allowed, func(c timeline.Instant) bool { return c.Time >= bound })
+	}
+	take(allowed)
 	sort.Slice(out, func(i, j int) bool { return timeline.Less(out[i], out[j]) })
 	return out, nil
+}
+
+// replacedFilesBound returns the time of the first completed replacecommit
+// of candidates (in timeline order) that a base file of a file group it
+// replaced is still in its partition folder; "" when none. Archived, such
+// a replacecommit would let readers take the replaced file groups, older
+// than the active timeline, for live ones. Each partition is listed once.
+func replacedFilesBound(ctx context.Context, fsys storage.FS, tl *timeline.Timeline, candidates []timeline.Instant) (string, error) {
+	listed := map[string]map[string]bool{} // partition -> file ids with a base file
+	for _, in := range candidates {
+		if in.Action != timeline.ActionReplaceCommit {
+			continue
+		}
+		meta, err := tl.ReadReplaceCommitMetadata(ctx, in)
+		if err != nil {
+			return "", err
+		}
+		for part, ids := range meta.PartitionToReplaceFileIDs {
+			have, ok := listed[part]
+			if !ok {
+				if have, err = baseFileIDs(ctx, fsys, part); err != nil {
+					return "", err
+				}
+				listed[part] = have
+			}
+			for _, id := range ids {
+				if have[id] {
+					return in.Time, nil
+				}
+			}
+		}
+	}
+	return "", nil
+}
+
+// baseFileIDs returns the file ids that have a base file in the partition
+// folder; none when the folder is gone.
+func baseFileIDs(ctx context.Context, fsys storage.FS, partition string) (map[string]bool, error) {
+	dir := partition
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := fsys.ReadDir(ctx, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list partition %q: %w", partition, err)
+	}
+	ids := map[string]bool{}
+	for _, e := range entries {
+		if name, err := basefile.ParseName(e.Name); err == nil && !e.IsDir {
+			ids[name.FileID] = true
+		}
+	}
+	return ids, nil
 }
 
 // commitRetainBound is the earliest instant time from which every commit
