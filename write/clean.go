@@ -280,11 +280,11 @@ func (w *Writer) runClean(ctx context.Context, in timeline.Instant, plan *timeli
 		if !removedPartitions[part] {
 			continue
 		}
-		held, err := holdsBaseFile(ctx, w.fsys, part)
+		held, err := baseFileIDs(ctx, w.fsys, part)
 		if err != nil {
 			return 0, fmt.Errorf("clean %s: %w", in.Time, err)
 		}
-		if held {
+		if len(held) > 0 {
 			pm := meta.Partitions[part]
 			pm.Partition, pm.Policy, pm.PartitionDeleted = part, policy, false
 			meta.Partitions[part] = pm
@@ -303,24 +303,6 @@ func (w *Writer) runClean(ctx context.Context, in timeline.Instant, plan *timeli
 		return 0, err
 	}
 	return meta.TotalFilesDeleted, nil
-}
-
-// holdsBaseFile reports whether the partition folder part holds a base
-// file; a folder that is gone holds none.
-func holdsBaseFile(ctx context.Context, fsys storage.FS, part string) (bool, error) {
-	entries, err := fsys.ReadDir(ctx, part)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("list partition %q: %w", part, err)
-	}
-	for _, e := range entries {
-		if _, err := basefile.ParseName(e.Name); err == nil && !e.IsDir {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // cleanDue reports whether enough commits completed since the last clean
