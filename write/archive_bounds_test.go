@@ -3,7 +3,6 @@ package write
 import (
 	"context"
 	"errors"
-	"path"
 	"testing"
 
 	"github.com/hoodie-dev/hoodie/internal/trips"
@@ -11,7 +10,6 @@ import (
 	"github.com/hoodie-dev/hoodie/storage/config"
 	"github.com/hoodie-dev/hoodie/storage/faultfs"
 	"github.com/hoodie-dev/hoodie/timeline"
-	archivetl "github.com/hoodie-dev/hoodie/timeline/archive"
 )
 
 // pendingClustering runs clusterings of the table on fsys that die at
@@ -253,21 +251,5 @@ func TestArchiveTwoCrashedArchivals(t *testing.T) {
 	if !equalData(dataOf(after), before) {
 		t.Fatalf("the latest snapshot changed with archival: %d records before, %d after", len(before), len(after))
 	}
-	seen := map[timeline.Instant]bool{}
-	for _, f := range mustList(t, at.mem) {
-		data, err := at.mem.ReadFile(ctx, path.Join(archivetl.Folder, f.Name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		entries, _, err := archivetl.Decode(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if seen[e.Instant] {
-				t.Fatalf("%s archived twice", e.Instant)
-			}
-			seen[e.Instant] = true
-		}
-	}
+	checkArchivedOnce(t, at.mem, "after two crashed archivals and a whole one")
 }

@@ -302,23 +302,7 @@ func TestArchiveCrashAtEveryStep(t *testing.T) {
 			t.Fatalf("%s: the next archival left %d commits archived, want 4", what, len(archived))
 		}
 		at.checkReads(t, what+", then archived")
-		seen := map[timeline.Instant]bool{}
-		for _, f := range mustList(t, at.mem) {
-			data, err := at.mem.ReadFile(ctx, path.Join(archivetl.Folder, f.Name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			entries, _, err := archivetl.Decode(data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range entries {
-				if seen[e.Instant] {
-					t.Fatalf("%s: %s archived twice", what, e.Instant)
-				}
-				seen[e.Instant] = true
-			}
-		}
+		checkArchivedOnce(t, at.mem, what)
 		// A write after it works, and rolls nothing back.
 		at.writeCommits(t, 1)
 		at.checkReads(t, what+", then written")
@@ -462,4 +446,28 @@ func wholeCommits(t *testing.T, fsys storage.FS) (commits, archived []string, ac
 		}
 	}
 	return commits, archived, active
+}
+
+// checkArchivedOnce checks that no instant, in any state, is in the
+// archive files of fsys twice.
+func checkArchivedOnce(t *testing.T, fsys storage.FS, what string) {
+	t.Helper()
+	ctx := context.Background()
+	seen := map[timeline.Instant]bool{}
+	for _, f := range mustList(t, fsys) {
+		data, err := fsys.ReadFile(ctx, path.Join(archivetl.Folder, f.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, _, err := archivetl.Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if seen[e.Instant] {
+				t.Fatalf("%s: %s archived twice", what, e.Instant)
+			}
+			seen[e.Instant] = true
+		}
+	}
 }
