@@ -141,8 +141,17 @@ func (w *Writer) clean(ctx context.Context) (*CleanResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if plan.FileCount() == 0 {
-		return res, nil // Hudi requests no clean that deletes nothing
+	if plan.FileCount() == 0 && len(plan.PartitionsToDelete) == 0 {
+		// A clean that deletes nothing is made only to move the earliest
+		// commit to retain on: archival keeps every commit from the last
+		// clean's, which Hudi's incremental cleaning reads.
+		retained, err := lastCleanRetained(ctx, tl)
+		if err != nil {
+			return nil, err
+		}
+		if ecr := plan.EarliestInstantToRetain.Time; ecr == "" || ecr <= retained {
+			return res, nil
+		}
 	}
 	data, err := timeline.MarshalCleanerPlan(plan, basePathURI(w.fsys))
 	if err != nil {
