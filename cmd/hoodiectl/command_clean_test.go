@@ -43,9 +43,10 @@ func TestCleanCommand(t *testing.T) {
 }
 
 // TestAutomaticClean checks that writes clean after each commit by
-// default, keeping 10 commits and the version before them: the 12th commit
-// is the first to leave a version to delete. The instant printed last is
-// still the write's.
+// default, keeping 10 commits and the version before them: the 11th commit
+// is the first to move the earliest commit to retain on (a clean that
+// deletes nothing records it), the 12th the first to leave a version to
+// delete. The instant printed last is still the write's.
 func TestAutomaticClean(t *testing.T) {
 	dir := newTripsCLITable(t)
 	var last string
@@ -68,8 +69,8 @@ func TestAutomaticClean(t *testing.T) {
 			}
 		}
 	}
-	if cleans != 2 || lastCommit == 0 {
-		t.Errorf("%d cleans (want 2, after commits 12 and 13), last commit at %d", cleans, lastCommit)
+	if cleans != 3 || lastCommit == 0 {
+		t.Errorf("%d cleans (want 3, after commits 11, 12 and 13), last commit at %d", cleans, lastCommit)
 	}
 }
 
