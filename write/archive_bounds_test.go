@@ -48,71 +48,65 @@ func pendingClustering(t *testing.T, fsys storage.FS, opts Options) string {
 // groups it replaced have base files: the latest snapshot must read each
 // record once, as before archival.
 func TestArchiveKeepsReplaceWithReplacedFiles(t *testing.T) {
-	for _, auto := range []bool{false, true} {
-		name := "manual"
-		if auto {
-			name = "automatic"
+	serviceModes(t, func(t *testing.T, auto bool) {
+		ctx := context.Background()
+		gen := trips.NewGenerator(32)
+		settings := smallGroupsSettings()
+		settings.Cleaner = CleanerSettings{Policy: CleanKeepLatestFileVersions, FileVersionsRetained: 1, MaxCommits: 1}
+		settings.Archive = ArchiveSettings{MinCommits: 2, MaxCommits: 3}
+		mem := newMemTripsTable(t)
+		dir := t.TempDir()
+		opts := Options{Settings: settings, IndexDir: dir, TableID: dir}
+		w := NewWriter(mem, opts)
+		for range 3 {
+			if _, err := w.Write(ctx, OpInsert, tripsInput(gen.Inserts(10))); err != nil {
+				t.Fatal(err)
+			}
 		}
-		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			gen := trips.NewGenerator(32)
-			settings := smallGroupsSettings()
-			settings.Cleaner = CleanerSettings{Policy: CleanKeepLatestFileVersions, FileVersionsRetained: 1, MaxCommits: 1}
-			settings.Archive = ArchiveSettings{MinCommits: 2, MaxCommits: 3}
-			mem := newMemTripsTable(t)
-			dir := t.TempDir()
-			opts := Options{Settings: settings, IndexDir: dir, TableID: dir}
-			w := NewWriter(mem, opts)
-			for range 3 {
-				if _, err := w.Write(ctx, OpInsert, tripsInput(gen.Inserts(10))); err != nil {
-					t.Fatal(err)
-				}
-			}
-			pending := pendingClustering(t, mem, opts)
-			// New groups, a second version of them, and a clean by file
-			// versions after the pending clustering.
-			extra := gen.Inserts(4)
-			if _, err := w.Write(ctx, OpInsert, tripsInput(extra)); err != nil {
+		pending := pendingClustering(t, mem, opts)
+		// New groups, a second version of them, and a clean by file
+		// versions after the pending clustering.
+		extra := gen.Inserts(4)
+		if _, err := w.Write(ctx, OpInsert, tripsInput(extra)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(ctx, OpUpsert, tripsInput(gen.Updates(extra, len(extra)))); err != nil {
+			t.Fatal(err)
+		}
+		if cr, err := w.Clean(ctx); err != nil || cr.Instant == "" {
+			t.Fatalf("clean: %+v, %v", cr, err)
+		}
+		want := dataOf(snapshot(t, mem, ""))
+		if auto {
+			w.settings.Cleaner.Automatic, w.settings.Archive.Automatic, w.settings.TableServices = true, true, true
+		}
+		res, err := w.Cluster(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Instant != pending {
+			t.Fatalf("clustering %s, want the pending %s completed", res.Instant, pending)
+		}
+		if !auto {
+			if _, err := w.Archive(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := w.Write(ctx, OpUpsert, tripsInput(gen.Updates(extra, len(extra)))); err != nil {
-				t.Fatal(err)
-			}
-			if cr, err := w.Clean(ctx); err != nil || cr.Instant == "" {
-				t.Fatalf("clean: %+v, %v", cr, err)
-			}
-			want := dataOf(snapshot(t, mem, ""))
-			if auto {
-				w.settings.Cleaner.Automatic, w.settings.Archive.Automatic, w.settings.TableServices = true, true, true
-			}
-			res, err := w.Cluster(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Instant != pending {
-				t.Fatalf("clustering %s, want the pending %s completed", res.Instant, pending)
-			}
-			if !auto {
-				if _, err := w.Archive(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
-			got, err := pastSnapshot(t, mem, "")
-			if err != nil {
-				t.Fatalf("latest snapshot after archival: %v", err)
-			}
-			if !equalData(dataOf(got), want) {
-				t.Fatalf("latest snapshot has %d records after archival, %d before", len(got), len(want))
-			}
-			tl, err := timeline.Load(ctx, mem)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !tl.CompletedCommits().Contains(pending) {
-				t.Fatalf("replacecommit %s archived while the groups it replaced have base files", pending)
-			}
-		})
-	}
+		}
+		got, err := pastSnapshot(t, mem, "")
+		if err != nil {
+			t.Fatalf("latest snapshot after archival: %v", err)
+		}
+		if !equalData(dataOf(got), want) {
+			t.Fatalf("latest snapshot has %d records after archival, %d before", len(got), len(want))
+		}
+		tl, err := timeline.Load(ctx, mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !tl.CompletedCommits().Contains(pending) {
+			t.Fatalf("replacecommit %s archived while the groups it replaced have base files", pending)
+		}
+	})
 }
 
 // TestArchiveKeepsClusteringBeforeItsGroupsAreCleaned is the scenario of
@@ -122,65 +116,49 @@ func TestArchiveKeepsReplaceWithReplacedFiles(t *testing.T) {
 // once after each archival, and the record index must agree with the
 // table.
 func TestArchiveKeepsClusteringBeforeItsGroupsAreCleaned(t *testing.T) {
-	for _, auto := range []bool{false, true} {
-		name := "manual"
+	serviceModes(t, func(t *testing.T, auto bool) {
+		ctx := context.Background()
+		s := smallGroupsSettings()
+		s.Cleaner = CleanerSettings{Policy: CleanKeepLatestFileVersions, FileVersionsRetained: 1, CommitsRetained: 1, MaxCommits: 1}
+		s.Archive = ArchiveSettings{MinCommits: 2, MaxCommits: 3, Batch: 10}
 		if auto {
-			name = "automatic"
+			s.TableServices, s.Cleaner.Automatic, s.Archive.Automatic = true, true, true
 		}
-		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			s := smallGroupsSettings()
-			s.Cleaner = CleanerSettings{Policy: CleanKeepLatestFileVersions, FileVersionsRetained: 1, CommitsRetained: 1, MaxCommits: 1}
-			s.Archive = ArchiveSettings{MinCommits: 2, MaxCommits: 3, Batch: 10}
-			if auto {
-				s.TableServices, s.Cleaner.Automatic, s.Archive.Automatic = true, true, true
-			}
-			tt := newTripsTable(t, config.MergeEventTime, s)
-			gen := trips.NewGenerator(95)
-			var all []trips.Trip
-			for range 3 {
-				b := gen.Inserts(10)
-				all = append(all, b...)
-				tt.write(OpInsert, tripsInput(b))
-			}
-			pending := pendingClustering(t, tt.fsys, tt.w.opts)
-			var later []trips.Trip
-			for range 4 {
-				b := gen.Inserts(3)
-				later = append(later, b...)
-				tt.write(OpInsert, tripsInput(b))
-			}
-			// New versions of the groups not under clustering: old ones to clean.
-			tt.write(OpUpsert, tripsInput(gen.Updates(later, len(later))))
-			all = append(all, later...)
-			if !auto {
-				if _, err := tt.w.Clean(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
-			res, err := tt.w.Cluster(ctx)
-			if err != nil {
+		tt := newTripsTable(t, config.MergeEventTime, s)
+		gen := trips.NewGenerator(95)
+		all := insertBatches(tt, gen, 3, 10)
+		pending := pendingClustering(t, tt.fsys, tt.w.opts)
+		later := insertBatches(tt, gen, 4, 3)
+		// New versions of the groups not under clustering: old ones to clean.
+		tt.write(OpUpsert, tripsInput(gen.Updates(later, len(later))))
+		all = append(all, later...)
+		if !auto {
+			if _, err := tt.w.Clean(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if res.Instant != pending {
-				t.Fatalf("clustering %s, want the pending %s completed", res.Instant, pending)
+		}
+		res, err := tt.w.Cluster(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Instant != pending {
+			t.Fatalf("clustering %s, want the pending %s completed", res.Instant, pending)
+		}
+		if !auto {
+			if _, err := tt.w.Archive(ctx); err != nil {
+				t.Fatal(err)
 			}
-			if !auto {
-				if _, err := tt.w.Archive(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if got, err := pastSnapshot(t, tt.fsys, ""); err != nil || len(got) != len(all) {
-				t.Fatalf("latest snapshot after archival: %d records, want %d (%v)", len(got), len(all), err)
-			}
-			verifyIndex(t, tt.fsys, tt.w.opts.IndexDir, tt.dir)
-			// One more write: with automatic services, they run again.
-			tt.write(OpInsert, tripsInput(gen.Inserts(2)))
-			if got, err := pastSnapshot(t, tt.fsys, ""); err != nil || len(got) != len(all)+2 {
-				t.Fatalf("latest snapshot after one more write: %d records, want %d (%v)", len(got), len(all)+2, err)
-			}
-		})
-	}
+		}
+		if got, err := pastSnapshot(t, tt.fsys, ""); err != nil || len(got) != len(all) {
+			t.Fatalf("latest snapshot after archival: %d records, want %d (%v)", len(got), len(all), err)
+		}
+		verifyIndex(t, tt.fsys, tt.w.opts.IndexDir, tt.dir)
+		// One more write: with automatic services, they run again.
+		tt.write(OpInsert, tripsInput(gen.Inserts(2)))
+		if got, err := pastSnapshot(t, tt.fsys, ""); err != nil || len(got) != len(all)+2 {
+			t.Fatalf("latest snapshot after one more write: %d records, want %d (%v)", len(got), len(all)+2, err)
+		}
+	})
 }
 
 // TestArchiveSavepointAfterCrashedArchival: an archival dies right after
@@ -252,4 +230,16 @@ func TestArchiveTwoCrashedArchivals(t *testing.T) {
 		t.Fatalf("the latest snapshot changed with archival: %d records before, %d after", len(before), len(after))
 	}
 	checkArchivedOnce(t, at.mem, "after two crashed archivals and a whole one")
+}
+
+// serviceModes runs f twice, as the subtests "manual" (the cleaner and
+// archival run when asked) and "automatic" (they run after every commit).
+func serviceModes(t *testing.T, f func(t *testing.T, auto bool)) {
+	for _, auto := range []bool{false, true} {
+		name := "manual"
+		if auto {
+			name = "automatic"
+		}
+		t.Run(name, func(t *testing.T) { f(t, auto) })
+	}
 }

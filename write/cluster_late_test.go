@@ -48,12 +48,7 @@ func TestClusterCompletedLate(t *testing.T) {
 	ctx := context.Background()
 	tt := newTripsTable(t, config.MergeEventTime, smallGroupsSettings())
 	gen := trips.NewGenerator(91)
-	var all []trips.Trip
-	for range 3 {
-		b := gen.Inserts(10)
-		all = append(all, b...)
-		tt.write(OpInsert, tripsInput(b))
-	}
+	all := insertBatches(tt, gen, 3, 10)
 	pending := leavePendingClustering(t, tt)
 	// Writes to the file groups under the clustering are refused, and
 	// leave the table alone.

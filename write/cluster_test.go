@@ -47,12 +47,7 @@ func TestCluster(t *testing.T) {
 	ctx := context.Background()
 	tt := newTripsTable(t, config.MergeEventTime, smallGroupsSettings())
 	gen := trips.NewGenerator(31)
-	var all []trips.Trip
-	for range 4 {
-		batch := gen.Inserts(20)
-		all = append(all, batch...)
-		tt.write(OpInsert, tripsInput(batch))
-	}
+	all := insertBatches(tt, gen, 4, 20)
 	before := snapshot(t, tt.fsys, "")
 	_, view := tt.latest()
 	groupsBefore := len(view.FileGroups())
@@ -342,4 +337,17 @@ func killedReplacerChild() {
 			os.Exit(3)
 		}
 	}
+}
+
+// insertBatches inserts n batches of size new trips of gen into tt, a
+// commit each, and returns the trips inserted.
+func insertBatches(tt *testTable, gen *trips.Generator, n, size int) []trips.Trip {
+	tt.t.Helper()
+	var all []trips.Trip
+	for range n {
+		batch := gen.Inserts(size)
+		all = append(all, batch...)
+		tt.write(OpInsert, tripsInput(batch))
+	}
+	return all
 }
