@@ -132,7 +132,9 @@ func (w *Writer) makePlan(ctx context.Context, op Operation, in *Input, records 
 		if m.Found {
 			g, ok := view.FileGroup(m.Location.PartitionPath, m.Location.FileID)
 			if !ok {
-				return nil, fmt.Errorf("the index places key %q in file group %s, which the table does not have: rebuild the index (hoodiectl index rebuild)", r.key, m.Location)
+				// The index is out of step with the table: the write
+				// rebuilds it and plans again (see Writer.Write).
+				return nil, fmt.Errorf("the index places key %q in file group %s, which the table does not have: %w", r.key, m.Location, index.ErrStale)
 			}
 			slice = g.Latest()
 		}

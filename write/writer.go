@@ -244,7 +244,8 @@ func (w *Writer) Write(ctx context.Context, op Operation, in *Input) (*Result, e
 	if errors.Is(err, index.ErrBroken) || errors.Is(err, index.ErrStale) {
 		// Its store failed while tagging (a damaged table of it that the
 		// catch-up did not read), or a record it holds names no file
-		// group (damage the store's checksums did not catch).
+		// group of it or of the table (damage the store's checksums did
+		// not catch).
 		_ = idx.Close()
 		fresh, rerr := w.replaceIndex(ctx, view, err)
 		if rerr != nil {
