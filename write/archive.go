@@ -353,21 +353,28 @@ func instantsToArchive(ctx context.Context, fsys storage.FS, tl *timeline.Timeli
 	if err != nil {
 		return nil, err
 	}
-	allowed := commits[:len(commits)-s.MinCommits]
-	if bound != "" {
-		allowed = slices.DeleteFunc(slices.Clone(allowed), func(c timeline.Instant) bool { return c.Time >= bound })
-	}
+	allowed := before(commits[:len(commits)-s.MinCommits], bound)
 	// A replacecommit whose replaced files are still there stays, with
 	// what follows it.
 	if bound, err = replacedFilesBound(ctx, fsys, tl, allowed); err != nil {
 		return nil, err
 	}
-	if bound != "" {
-		allowed = slices.DeleteFunc(allowed, func(c timeline.Instant) bool { return c.Time >= bound })
-	}
-	take(allowed)
+	take(before(allowed, bound))
 	sort.Slice(out, func(i, j int) bool { return timeline.Less(out[i], out[j]) })
 	return out, nil
+}
+
+// before returns the instants of ins, in timeline order, whose time is
+// before bound: all of them when bound is "".
+func before(ins []timeline.Instant, bound string) []timeline.Instant {
+	if bound == "" {
+		return ins
+	}
+	n := 0
+	for n < len(ins) && ins[n].Time < bound {
+		n++
+	}
+	return ins[:n]
 }
 
 // replacedFilesBound returns the time of the first completed replacecommit
